@@ -1,0 +1,341 @@
+// Package library is Carrel's SQLite store: documents with their metadata, page text and
+// chunks. The vector and lexical indexes are derived from it and can be rebuilt from it.
+package library
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+)
+
+// DBName is the file name of the library database inside the library folder.
+const DBName = "library.db"
+
+// ErrNotFound is returned when a document or chunk does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Document states, in the order a document goes through them.
+const (
+	StatusQueued     = "queued"
+	StatusExtracting = "extracting"
+	StatusEmbedding  = "embedding"
+	StatusReady      = "ready"
+	StatusFailed     = "failed"
+)
+
+// Library is an open library folder.
+type Library struct {
+	db  *sql.DB
+	dir string
+}
+
+// Document is one source file and what Carrel knows about it.
+type Document struct {
+	ID        string    `json:"id"` // hex SHA-256 of the file's bytes
+	Path      string    `json:"path"`
+	Title     string    `json:"title"`
+	Author    string    `json:"author"`
+	Kind      string    `json:"kind"`
+	Pages     int       `json:"pages"`
+	Chunks    int       `json:"chunks"`
+	Bytes     int64     `json:"bytes"`
+	Status    string    `json:"status"`
+	Error     string    `json:"error"`
+	Done      int       `json:"-"`
+	Total     int       `json:"-"`
+	Outline   string    `json:"-"` // JSON array of headings
+	AddedAt   time.Time `json:"added_at"`
+	UpdatedAt time.Time `json:"-"`
+}
+
+// Chunk is one searchable passage of a document.
+type Chunk struct {
+	Seq       int64  // row id; also the vector id in the FAISS index
+	ID        string // hex SHA-256 of the normalised text
+	DocID     string
+	Ord       int // position in the document
+	PageStart int
+	PageEnd   int
+	Start     int // character offset into PageStart's text
+	End       int // character offset into PageEnd's text, exclusive
+	Section   string
+	Text      string
+	Embedded  bool
+}
+
+// Open opens (creating if needed) the library in dir and brings its schema up to date.
+func Open(dir string) (*Library, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create library folder: %w", err)
+	}
+	path := filepath.Join(dir, DBName)
+	dsn := "file:" + path + "?_foreign_keys=on&_journal_mode=WAL&_busy_timeout=5000&_txlock=immediate&_synchronous=NORMAL"
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	l := &Library{db: db, dir: dir}
+	if err := l.migrate(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// Dir is the library folder.
+func (l *Library) Dir() string { return l.dir }
+
+// Close closes the database.
+func (l *Library) Close() error { return l.db.Close() }
+
+const docColumns = `id, path, title, author, kind, pages, bytes, status, error, done, total, outline, added_at, updated_at,
+	(SELECT count(*) FROM chunks c WHERE c.doc_id = documents.id)`
+
+func scanDocument(row interface{ Scan(...any) error }) (Document, error) {
+	var d Document
+	var added, updated int64
+	err := row.Scan(&d.ID, &d.Path, &d.Title, &d.Author, &d.Kind, &d.Pages, &d.Bytes, &d.Status, &d.Error,
+		&d.Done, &d.Total, &d.Outline, &added, &updated, &d.Chunks)
+	d.AddedAt = time.UnixMilli(added).UTC()
+	d.UpdatedAt = time.UnixMilli(updated).UTC()
+	return d, err
+}
+
+// Document returns one document by id.
+func (l *Library) Document(ctx context.Context, id string) (Document, error) {
+	d, err := scanDocument(l.db.QueryRowContext(ctx, `SELECT `+docColumns+` FROM documents WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return d, fmt.Errorf("document %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return d, fmt.Errorf("read document %s: %w", id, err)
+	}
+	return d, nil
+}
+
+// Documents lists every document, newest first.
+func (l *Library) Documents(ctx context.Context) ([]Document, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT `+docColumns+` FROM documents ORDER BY added_at DESC, title`)
+	if err != nil {
+		return nil, fmt.Errorf("list documents: %w", err)
+	}
+	defer rows.Close()
+	var out []Document
+	for rows.Next() {
+		d, err := scanDocument(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list documents: %w", err)
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// PutDocument inserts or updates a document's metadata (not its chunks).
+func (l *Library) PutDocument(ctx context.Context, d *Document) error {
+	now := time.Now()
+	if d.AddedAt.IsZero() {
+		d.AddedAt = now
+	}
+	d.UpdatedAt = now
+	_, err := l.db.ExecContext(ctx, `INSERT INTO documents
+		(id, path, title, author, kind, pages, bytes, status, error, done, total, outline, added_at, updated_at)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT(id) DO UPDATE SET path=excluded.path, title=excluded.title, author=excluded.author,
+		kind=excluded.kind, pages=excluded.pages, bytes=excluded.bytes, status=excluded.status,
+		error=excluded.error, done=excluded.done, total=excluded.total, outline=excluded.outline,
+		updated_at=excluded.updated_at`,
+		d.ID, d.Path, d.Title, d.Author, d.Kind, d.Pages, d.Bytes, d.Status, d.Error, d.Done, d.Total,
+		d.Outline, d.AddedAt.UnixMilli(), d.UpdatedAt.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("save document %s: %w", d.ID, err)
+	}
+	return nil
+}
+
+// SetStatus records a document's state and progress.
+func (l *Library) SetStatus(ctx context.Context, id, status, errMsg string, done, total int) error {
+	_, err := l.db.ExecContext(ctx, `UPDATE documents SET status=?, error=?, done=?, total=?, updated_at=? WHERE id=?`,
+		status, errMsg, done, total, time.Now().UnixMilli(), id)
+	if err != nil {
+		return fmt.Errorf("set status of %s: %w", id, err)
+	}
+	return nil
+}
+
+// ReplaceContent stores a document's page texts and chunks, replacing any it had, in one
+// transaction. It fills in each chunk's Seq and DocID.
+func (l *Library) ReplaceContent(ctx context.Context, docID string, pages []string, chunks []Chunk) error {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store content of %s: %w", docID, err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{`DELETE FROM chunks WHERE doc_id=?`, `DELETE FROM pages WHERE doc_id=?`} {
+		if _, err := tx.ExecContext(ctx, q, docID); err != nil {
+			return fmt.Errorf("store content of %s: %w", docID, err)
+		}
+	}
+	ps, err := tx.PrepareContext(ctx, `INSERT INTO pages (doc_id, number, text) VALUES (?,?,?)`)
+	if err != nil {
+		return fmt.Errorf("store pages of %s: %w", docID, err)
+	}
+	defer ps.Close()
+	for i, t := range pages {
+		if _, err := ps.ExecContext(ctx, docID, i+1, t); err != nil {
+			return fmt.Errorf("store page %d of %s: %w", i+1, docID, err)
+		}
+	}
+	cs, err := tx.PrepareContext(ctx, `INSERT INTO chunks
+		(id, doc_id, ord, page_start, page_end, start_off, end_off, section, text, embedded)
+		VALUES (?,?,?,?,?,?,?,?,?,0)`)
+	if err != nil {
+		return fmt.Errorf("store chunks of %s: %w", docID, err)
+	}
+	defer cs.Close()
+	for i := range chunks {
+		c := &chunks[i]
+		c.DocID, c.Ord = docID, i
+		res, err := cs.ExecContext(ctx, c.ID, docID, i, c.PageStart, c.PageEnd, c.Start, c.End, c.Section, c.Text)
+		if err != nil {
+			return fmt.Errorf("store chunk %d of %s: %w", i, docID, err)
+		}
+		if c.Seq, err = res.LastInsertId(); err != nil {
+			return fmt.Errorf("store chunk %d of %s: %w", i, docID, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store content of %s: %w", docID, err)
+	}
+	return nil
+}
+
+const chunkColumns = `seq, id, doc_id, ord, page_start, page_end, start_off, end_off, section, text, embedded`
+
+func scanChunk(row interface{ Scan(...any) error }) (Chunk, error) {
+	var c Chunk
+	err := row.Scan(&c.Seq, &c.ID, &c.DocID, &c.Ord, &c.PageStart, &c.PageEnd, &c.Start, &c.End, &c.Section, &c.Text, &c.Embedded)
+	return c, err
+}
+
+func (l *Library) queryChunks(ctx context.Context, where string, args ...any) ([]Chunk, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT `+chunkColumns+` FROM chunks WHERE `+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read chunks: %w", err)
+	}
+	defer rows.Close()
+	var out []Chunk
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read chunks: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// Chunks returns the chunks with the given seqs, keyed by seq; unknown seqs are absent.
+func (l *Library) Chunks(ctx context.Context, seqs []int64) (map[int64]Chunk, error) {
+	out := make(map[int64]Chunk, len(seqs))
+	for len(seqs) > 0 {
+		n := min(len(seqs), 500)
+		args := make([]any, n)
+		for i, s := range seqs[:n] {
+			args[i] = s
+		}
+		cs, err := l.queryChunks(ctx, `seq IN (?`+strings.Repeat(",?", n-1)+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			out[c.Seq] = c
+		}
+		seqs = seqs[n:]
+	}
+	return out, nil
+}
+
+// DocumentChunks returns a document's chunks in order.
+func (l *Library) DocumentChunks(ctx context.Context, docID string) ([]Chunk, error) {
+	return l.queryChunks(ctx, `doc_id = ? ORDER BY ord`, docID)
+}
+
+// Unembedded returns up to limit chunks of ready or embedding documents that have no vector yet.
+func (l *Library) Unembedded(ctx context.Context, limit int) ([]Chunk, error) {
+	return l.queryChunks(ctx, `embedded = 0 ORDER BY seq LIMIT ?`, limit)
+}
+
+// MarkEmbedded records that the chunks with these seqs have vectors.
+func (l *Library) MarkEmbedded(ctx context.Context, seqs []int64, embedded bool) error {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("mark embedded: %w", err)
+	}
+	defer tx.Rollback()
+	st, err := tx.PrepareContext(ctx, `UPDATE chunks SET embedded=? WHERE seq=?`)
+	if err != nil {
+		return fmt.Errorf("mark embedded: %w", err)
+	}
+	defer st.Close()
+	for _, s := range seqs {
+		if _, err := st.ExecContext(ctx, embedded, s); err != nil {
+			return fmt.Errorf("mark embedded: %w", err)
+		}
+	}
+	return tx.Commit()
+}
+
+// ResetEmbedded marks every chunk as lacking a vector (used when the embedding model changes).
+func (l *Library) ResetEmbedded(ctx context.Context) error {
+	_, err := l.db.ExecContext(ctx, `UPDATE chunks SET embedded=0`)
+	if err != nil {
+		return fmt.Errorf("reset embeddings: %w", err)
+	}
+	return nil
+}
+
+// PageText returns the extracted text of one page (1-based).
+func (l *Library) PageText(ctx context.Context, docID string, page int) (string, error) {
+	var t string
+	err := l.db.QueryRowContext(ctx, `SELECT text FROM pages WHERE doc_id=? AND number=?`, docID, page).Scan(&t)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("page %d of %s: %w", page, docID, ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read page %d of %s: %w", page, docID, err)
+	}
+	return t, nil
+}
+
+// DeleteDocument removes a document with its pages and chunks.
+func (l *Library) DeleteDocument(ctx context.Context, id string) error {
+	res, err := l.db.ExecContext(ctx, `DELETE FROM documents WHERE id=?`, id)
+	if err != nil {
+		return fmt.Errorf("delete document %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("delete document %s: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// Counts returns the number of documents and chunks.
+func (l *Library) Counts(ctx context.Context) (docs, chunks int, err error) {
+	err = l.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks)`).Scan(&docs, &chunks)
+	if err != nil {
+		err = fmt.Errorf("count library: %w", err)
+	}
+	return
+}
