@@ -1,0 +1,189 @@
+// Package retrieve finds the passages that answer a question: a lexical (BM25) list and a
+// dense (vector) list, fused with Reciprocal Rank Fusion.
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/carrel-app/carrel/backend/library"
+)
+
+// Mode selects which lists a search uses.
+type Mode string
+
+// Search modes.
+const (
+	Hybrid  Mode = "hybrid"
+	Lexical Mode = "lexical"
+	Vector  Mode = "vector"
+)
+
+// ParseMode turns a user-given mode into a Mode.
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case "", Hybrid:
+		return Hybrid, nil
+	case Lexical, "full_text", "bm25":
+		return Lexical, nil
+	case Vector, "dense":
+		return Vector, nil
+	}
+	return "", fmt.Errorf("unknown search mode %q: use hybrid, lexical or vector", s)
+}
+
+// Match types of a hit: which lists found it.
+const (
+	MatchHybrid   = "hybrid"
+	MatchVector   = "vector"
+	MatchFullText = "full_text"
+)
+
+// RRFK is the rank constant of Reciprocal Rank Fusion (Cormack et al. use 60).
+const RRFK = 60
+
+// Ranked is one entry of a ranked list: a chunk seq and the list's own score.
+type Ranked struct {
+	Seq   int64
+	Score float64
+}
+
+// LexicalSearcher ranks chunks by BM25.
+type LexicalSearcher interface {
+	SearchLexical(ctx context.Context, query string, k int, docIDs []string) ([]Ranked, error)
+}
+
+// DenseSearcher ranks chunks by embedding similarity (it embeds the query itself).
+type DenseSearcher interface {
+	SearchDense(ctx context.Context, query string, k int, docIDs []string) ([]Ranked, error)
+}
+
+// ChunkStore loads chunks by seq.
+type ChunkStore interface {
+	Chunks(ctx context.Context, seqs []int64) (map[int64]library.Chunk, error)
+}
+
+// Options shape one search.
+type Options struct {
+	K      int      // hits wanted; 0 means 8
+	Mode   Mode     // "" means Hybrid
+	DocIDs []string // scope; empty means the whole library
+}
+
+// Hit is one retrieved chunk with how it was found.
+type Hit struct {
+	Chunk        library.Chunk
+	Score        float64 // fused score (RRF), or the single list's score
+	MatchType    string
+	LexicalRank  int // 1-based; 0 when the lexical list did not have it
+	VectorRank   int
+	LexicalScore float64
+	VectorScore  float64
+}
+
+// Retriever runs searches. Dense may be nil (no embedding model): hybrid then falls back
+// to lexical only.
+type Retriever struct {
+	Lexical LexicalSearcher
+	Dense   DenseSearcher
+	Store   ChunkStore
+	// MinVectorScore drops vector-only hits below this cosine similarity, so that an
+	// unrelated question can come back empty instead of returning the nearest noise.
+	MinVectorScore float64
+}
+
+// Search returns the best hits for query, best first.
+func (r *Retriever) Search(ctx context.Context, query string, opt Options) ([]Hit, error) {
+	k := opt.K
+	if k <= 0 {
+		k = 8
+	}
+	mode := opt.Mode
+	if mode == "" {
+		mode = Hybrid
+	}
+	if mode == Vector && r.Dense == nil {
+		return nil, fmt.Errorf("vector search needs an embedding model: none is available")
+	}
+	// Each list is searched deeper than k so that fusion has overlap to work with.
+	depth := max(3*k, 30)
+	var lex, vec []Ranked
+	var err error
+	if mode != Vector {
+		if lex, err = r.Lexical.SearchLexical(ctx, query, depth, opt.DocIDs); err != nil {
+			return nil, fmt.Errorf("lexical search: %w", err)
+		}
+	}
+	if mode != Lexical && r.Dense != nil {
+		if vec, err = r.Dense.SearchDense(ctx, query, depth, opt.DocIDs); err != nil {
+			return nil, fmt.Errorf("vector search: %w", err)
+		}
+	}
+	hits := Fuse(lex, vec, r.MinVectorScore)
+	if len(hits) > k {
+		hits = hits[:k]
+	}
+	seqs := make([]int64, len(hits))
+	for i, h := range hits {
+		seqs[i] = h.Chunk.Seq
+	}
+	chunks, err := r.Store.Chunks(ctx, seqs)
+	if err != nil {
+		return nil, err
+	}
+	out := hits[:0]
+	for _, h := range hits {
+		c, ok := chunks[h.Chunk.Seq]
+		if !ok { // index ahead of the store (e.g. a document being removed)
+			continue
+		}
+		h.Chunk = c
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// Fuse merges a lexical and a vector list with Reciprocal Rank Fusion. Vector-only entries
+// scoring below minVector are dropped. With one list empty the other's order is kept.
+func Fuse(lex, vec []Ranked, minVector float64) []Hit {
+	bySeq := map[int64]*Hit{}
+	var order []*Hit
+	get := func(seq int64) *Hit {
+		h, ok := bySeq[seq]
+		if !ok {
+			h = &Hit{Chunk: library.Chunk{Seq: seq}}
+			bySeq[seq] = h
+			order = append(order, h)
+		}
+		return h
+	}
+	for i, r := range lex {
+		h := get(r.Seq)
+		h.LexicalRank, h.LexicalScore = i+1, r.Score
+		h.Score += 1 / float64(RRFK+i+1)
+	}
+	for i, r := range vec {
+		if _, seen := bySeq[r.Seq]; !seen && r.Score < minVector {
+			continue
+		}
+		h := get(r.Seq)
+		h.VectorRank, h.VectorScore = i+1, r.Score
+		h.Score += 1 / float64(RRFK+i+1)
+	}
+	out := make([]Hit, 0, len(order))
+	for _, h := range order {
+		switch {
+		case h.LexicalRank > 0 && h.VectorRank > 0:
+			h.MatchType = MatchHybrid
+		case h.VectorRank > 0:
+			h.MatchType = MatchVector
+		default:
+			h.MatchType = MatchFullText
+		}
+		out = append(out, *h)
+	}
+	// Stable, so that ties keep the lexical list's order.
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	return out
+}

@@ -1,0 +1,78 @@
+package retrieve
+
+import (
+	"context"
+	"testing"
+
+	"github.com/carrel-app/carrel/backend/library"
+)
+
+// verifies RRF ranks an entry found by both lists above entries found by one, labels match
+// types, and drops weak vector-only entries.
+func TestFuse(t *testing.T) {
+	lex := []Ranked{{Seq: 1, Score: 9}, {Seq: 2, Score: 5}}
+	vec := []Ranked{{Seq: 2, Score: 0.8}, {Seq: 3, Score: 0.7}, {Seq: 4, Score: 0.1}}
+	hits := Fuse(lex, vec, 0.3)
+	if len(hits) != 3 {
+		t.Fatalf("got %d hits, want 3 (seq 4 is below the vector threshold)", len(hits))
+	}
+	want := []struct {
+		seq   int64
+		match string
+		lr    int
+		vr    int
+	}{{2, MatchHybrid, 2, 1}, {1, MatchFullText, 1, 0}, {3, MatchVector, 0, 2}}
+	for i, w := range want {
+		h := hits[i]
+		if h.Chunk.Seq != w.seq || h.MatchType != w.match || h.LexicalRank != w.lr || h.VectorRank != w.vr {
+			t.Errorf("hit %d = seq %d %s lex %d vec %d, want %+v", i, h.Chunk.Seq, h.MatchType, h.LexicalRank, h.VectorRank, w)
+		}
+	}
+}
+
+type fakeList []Ranked
+
+func (f fakeList) SearchLexical(context.Context, string, int, []string) ([]Ranked, error) {
+	return f, nil
+}
+func (f fakeList) SearchDense(context.Context, string, int, []string) ([]Ranked, error) {
+	return f, nil
+}
+
+type mapStore map[int64]library.Chunk
+
+func (m mapStore) Chunks(_ context.Context, seqs []int64) (map[int64]library.Chunk, error) {
+	out := map[int64]library.Chunk{}
+	for _, s := range seqs {
+		if c, ok := m[s]; ok {
+			out[s] = c
+		}
+	}
+	return out, nil
+}
+
+// verifies modes pick their lists, k truncates, chunks are loaded and missing ones skipped.
+func TestRetrieverModes(t *testing.T) {
+	store := mapStore{1: {Seq: 1, Text: "one"}, 2: {Seq: 2, Text: "two"}, 3: {Seq: 3, Text: "three"}}
+	r := &Retriever{Lexical: fakeList{{1, 3}, {9, 2}}, Dense: fakeList{{3, 0.9}}, Store: store}
+	ctx := context.Background()
+	hits, err := r.Search(ctx, "q", Options{Mode: Lexical})
+	if err != nil || len(hits) != 1 || hits[0].Chunk.Text != "one" {
+		t.Fatalf("lexical: %+v %v (seq 9 is not in the store)", hits, err)
+	}
+	hits, _ = r.Search(ctx, "q", Options{Mode: Vector})
+	if len(hits) != 1 || hits[0].Chunk.Seq != 3 || hits[0].MatchType != MatchVector {
+		t.Fatalf("vector: %+v", hits)
+	}
+	hits, _ = r.Search(ctx, "q", Options{K: 1})
+	if len(hits) != 1 {
+		t.Fatalf("hybrid k=1: %d hits", len(hits))
+	}
+	r.Dense = nil
+	if _, err := r.Search(ctx, "q", Options{Mode: Vector}); err == nil {
+		t.Fatal("vector search without an embedding model succeeded")
+	}
+	if hits, _ = r.Search(ctx, "q", Options{}); len(hits) != 1 || hits[0].MatchType != MatchFullText {
+		t.Fatalf("hybrid without dense: %+v", hits)
+	}
+}
