@@ -1,0 +1,133 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/carrel-app/carrel/backend/llm"
+)
+
+// Answer modes: how an answer was produced.
+const (
+	ModeModel    = "model"    // a chat model wrote it
+	ModePassages = "passages" // no model: the best passages, quoted
+	ModeNotFound = "not_found"
+)
+
+// Usage is what an answer cost.
+type Usage struct {
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+}
+
+// Answer is a finished answer.
+type Answer struct {
+	Text      string    `json:"answer"`
+	Citations []Passage `json:"citations"`
+	Usage     Usage     `json:"usage"`
+	Model     string    `json:"model"`
+	Mode      string    `json:"mode"`
+	Note      string    `json:"note,omitempty"`
+	// Truncated is set when the model's stream ended early; Text holds what arrived.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// Event is streamed while answering: first Start with the passages, then Tokens.
+type Event struct {
+	Start   []Passage // set once, before any token
+	Token   string
+	IsStart bool
+}
+
+// Request is one question.
+type Request struct {
+	Question string
+	Passages []Passage // retrieved, best first, numbered from 1
+	// Model is the chat model; nil means no model is available and NoModelReason says why.
+	Model         llm.Provider
+	ModelName     string
+	NoModelReason string
+	NumCtx        int // the model's context window in tokens; 0 means 4096
+	MaxTokens     int // answer length cap; 0 means 1024
+	Searched      int // number of documents searched, for the "not found" message
+}
+
+// Respond produces the answer for req, streaming events to fn. When the model fails
+// mid-stream the partial answer is returned along with the error.
+func Respond(ctx context.Context, req Request, fn func(Event) error) (*Answer, error) {
+	if len(req.Passages) == 0 {
+		scope := "your documents"
+		if req.Searched > 0 {
+			scope = fmt.Sprintf("your documents (%d searched)", req.Searched)
+		}
+		return &Answer{Mode: ModeNotFound, Model: req.ModelName, Citations: []Passage{},
+			Text: "Not in " + scope + ": nothing relevant was found for this question."}, nil
+	}
+	if req.Model == nil {
+		if err := fn(Event{IsStart: true, Start: req.Passages}); err != nil {
+			return nil, err
+		}
+		return passagesAnswer(req), nil
+	}
+	numCtx := req.NumCtx
+	if numCtx <= 0 {
+		numCtx = 4096
+	}
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = 1024
+	}
+	msgs, kept := Messages(req.Question, req.Passages, numCtx-maxTokens)
+	if err := fn(Event{IsStart: true, Start: kept}); err != nil {
+		return nil, err
+	}
+	var text strings.Builder
+	usage, err := req.Model.Chat(ctx, llm.ChatRequest{Model: req.ModelName, Messages: msgs, NumCtx: numCtx, MaxTokens: maxTokens},
+		func(d llm.Delta) error {
+			text.WriteString(d.Text)
+			return fn(Event{Token: d.Text})
+		})
+	ans := &Answer{Text: Ground(text.String(), kept), Citations: kept, Model: req.ModelName, Mode: ModeModel}
+	if usage != nil {
+		ans.Usage = Usage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens}
+	}
+	if err != nil {
+		ans.Truncated = true
+		if errors.Is(err, context.Canceled) {
+			ans.Note = "Stopped."
+		}
+		return ans, err
+	}
+	return ans, nil
+}
+
+// passagesAnswer is the no-model answer: the best passages, quoted and cited.
+func passagesAnswer(req Request) *Answer {
+	var b strings.Builder
+	b.WriteString("The most relevant passages in your documents:\n\n")
+	for _, p := range req.Passages {
+		fmt.Fprintf(&b, "**%s, page %d** — %s [%d]\n\n", p.DocTitle, p.Page, excerpt(p.Text, 400), p.N)
+	}
+	note := "No language model answered: " + req.NoModelReason
+	return &Answer{Text: strings.TrimSpace(b.String()), Citations: req.Passages, Mode: ModePassages, Note: note}
+}
+
+// excerpt shortens s to about n bytes at a word boundary.
+func excerpt(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:n], ' ')
+	if cut < n/2 {
+		cut = n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+	}
+	return s[:cut] + " …"
+}

@@ -1,0 +1,89 @@
+package chat
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+var passages = []Passage{
+	{N: 1, DocTitle: "Walden", Page: 12, Text: "I went to the woods because I wished to live deliberately, to front only the essential facts of life."},
+	{N: 2, DocTitle: "FAISS", Page: 3, Text: "An IndexFlatIP performs exhaustive inner product search over all stored vectors."},
+}
+
+// verifies known alignments: unmarked sentences get the passage they draw from, valid
+// markers are kept, invalid ones dropped, unsupported sentences left unmarked.
+func TestGround(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		{"attach", "Thoreau went to the woods to live deliberately.", "Thoreau went to the woods to live deliberately [1]."},
+		{"second passage", "IndexFlatIP does exhaustive inner product search. ", "IndexFlatIP does exhaustive inner product search [2]. "},
+		{"keep model marker", "He lived deliberately [2].", "He lived deliberately [2]."},
+		{"drop invalid marker", "Stored vectors are searched exhaustively [7].", "Stored vectors are searched exhaustively [2]."},
+		{"unsupported", "The moon is made of cheese.", "The moon is made of cheese."},
+		{"two sentences", "He went to the woods deliberately. Inner product search is exhaustive!",
+			"He went to the woods deliberately [1]. Inner product search is exhaustive [2]!"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Ground(c.in, passages); got != c.want {
+				t.Errorf("Ground(%q)\n got %q\nwant %q", c.in, got, c.want)
+			}
+		})
+	}
+}
+
+// verifies sentence splitting never loses bytes, whatever the text.
+func FuzzSplitSentences(f *testing.F) {
+	f.Add("One. Two! Three? [1] Four\nfive.")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got := strings.Join(splitSentences(s), ""); got != s {
+			t.Fatalf("split lost text: %q → %q", s, got)
+		}
+		_ = Ground(s, passages)
+	})
+}
+
+// verifies the prompt keeps the best passages that fit the budget and always at least one.
+func TestMessagesBudget(t *testing.T) {
+	long := make([]Passage, 10)
+	for i := range long {
+		long[i] = Passage{N: i + 1, DocTitle: "D", Page: i + 1, Text: strings.Repeat("word ", 300)}
+	}
+	msgs, kept := Messages("what?", long, 1500)
+	if len(kept) == 0 || len(kept) >= 10 {
+		t.Fatalf("kept %d passages for a 1500-token budget", len(kept))
+	}
+	if EstimateTokens(msgs[0].Content)+EstimateTokens(msgs[1].Content) > 1500+50 {
+		t.Fatalf("prompt exceeds budget")
+	}
+	if !strings.Contains(msgs[1].Content, "[1] \"D\", page 1") || strings.Contains(msgs[1].Content, "[10]") {
+		t.Fatalf("prompt does not number the kept passages: %.200s", msgs[1].Content)
+	}
+	_, kept = Messages("what?", long, 10)
+	if len(kept) != 1 {
+		t.Fatalf("tiny budget kept %d passages, want 1", len(kept))
+	}
+}
+
+// verifies the two answers that need no model: nothing found, and passages quoted.
+func TestRespondWithoutModel(t *testing.T) {
+	ans, err := Respond(context.Background(), Request{Question: "q", Searched: 3}, nil)
+	if err != nil || ans.Mode != ModeNotFound || !strings.Contains(ans.Text, "3 searched") {
+		t.Fatalf("not found: %+v %v", ans, err)
+	}
+	var started []Passage
+	ans, err = Respond(context.Background(), Request{Question: "q", Passages: passages, NoModelReason: "Ollama is not running."},
+		func(e Event) error {
+			if e.IsStart {
+				started = e.Start
+			}
+			return nil
+		})
+	if err != nil || ans.Mode != ModePassages || len(started) != 2 {
+		t.Fatalf("passages: %+v %v", ans, err)
+	}
+	if !strings.Contains(ans.Text, "[1]") || !strings.Contains(ans.Text, "[2]") || !strings.Contains(ans.Note, "Ollama is not running") {
+		t.Fatalf("passages answer lacks markers or note: %q / %q", ans.Text, ans.Note)
+	}
+}
