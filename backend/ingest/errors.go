@@ -1,0 +1,89 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+)
+
+// The catalogue of ingest failures. Each is a kind: [File] returns an
+// [*Error] that matches exactly one of them with [errors.Is], and whose
+// message is a one-line sentence a user can act on. Failures outside the
+// catalogue (a missing file, a cancelled context) are returned wrapped with
+// their usual kinds (fs.ErrNotExist, context.Canceled).
+var (
+	// ErrEncrypted: the PDF needs a password to be opened.
+	ErrEncrypted = errors.New("password-protected")
+	// ErrCorrupt: the file claims to be a PDF but cannot be read.
+	ErrCorrupt = errors.New("damaged")
+	// ErrEmpty: the file has zero bytes (or, for text, no text at all).
+	ErrEmpty = errors.New("empty")
+	// ErrNotPDF: the file is named .pdf but its content is something else.
+	ErrNotPDF = errors.New("not a PDF")
+	// ErrNoText: the PDF has pages but no text layer (scanned images).
+	ErrNoText = errors.New("no text layer")
+	// ErrUnsupported: a kind of file Carrel cannot read yet.
+	ErrUnsupported = errors.New("unsupported file type")
+)
+
+// Error is an ingest failure from the catalogue above.
+type Error struct {
+	// Kind is one of the Err* sentinels of this package.
+	Kind error
+	// Path is the file that failed.
+	Path string
+	// Detail names what is broken or what the file looks like, when known
+	// ("cross-reference table is missing", "a PNG image"). May be empty.
+	Detail string
+	// Err is the underlying cause from pdfcpu, pdfium or the OS, if any.
+	Err error
+}
+
+// Error returns a one-line message that names the file and says what the
+// user can do about it.
+func (e *Error) Error() string {
+	name := filepath.Base(e.Path)
+	switch e.Kind {
+	case ErrEncrypted:
+		return fmt.Sprintf("%s is password-protected; enter its password, or save an unprotected copy and add that", name)
+	case ErrCorrupt:
+		if e.Detail != "" {
+			return fmt.Sprintf("%s is damaged and cannot be read (%s); try re-downloading it or re-saving it from a PDF viewer", name, e.Detail)
+		}
+		return fmt.Sprintf("%s is damaged and cannot be read; try re-downloading it or re-saving it from a PDF viewer", name)
+	case ErrEmpty:
+		if e.Detail != "" {
+			return fmt.Sprintf("%s is empty (%s); check that it was saved or downloaded completely", name, e.Detail)
+		}
+		return fmt.Sprintf("%s is empty (0 bytes); check that it was saved or downloaded completely", name)
+	case ErrNotPDF:
+		looks := e.Detail
+		if looks == "" {
+			looks = "unknown data"
+		}
+		return fmt.Sprintf("%s is a .pdf file that is not a PDF: it looks like %s; rename it or export it as PDF", name, looks)
+	case ErrNoText:
+		return fmt.Sprintf("%s has no text layer (scanned pages?); it needs OCR, which Carrel does not offer yet", name)
+	case ErrUnsupported:
+		if e.Detail != "" {
+			return fmt.Sprintf("%s: %s; Carrel reads PDF, plain text and Markdown files", name, e.Detail)
+		}
+		return fmt.Sprintf("%s: this type of file is not supported; Carrel reads PDF, plain text and Markdown files", name)
+	}
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %v", name, e.Err)
+	}
+	return name + ": cannot be read"
+}
+
+// Unwrap lets errors.Is match both the kind and the underlying cause.
+func (e *Error) Unwrap() []error {
+	if e.Err == nil {
+		return []error{e.Kind}
+	}
+	return []error{e.Kind, e.Err}
+}
+
+func newError(kind error, path, detail string, cause error) *Error {
+	return &Error{Kind: kind, Path: path, Detail: detail, Err: cause}
+}

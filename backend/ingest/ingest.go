@@ -1,0 +1,238 @@
+// Package ingest turns a source file into text with page numbers: the first
+// step of Carrel's ingest → chunk → index → retrieve → answer pipeline.
+//
+// [File] reads a PDF, plain-text or Markdown file and returns a [Document]:
+// its metadata, the content hash of its bytes, the normalised text of every
+// physical page and its outline. PDFs are read with pdfcpu for structure
+// (validation, page count, info dictionary, bookmarks, encryption) and with
+// PDFium, compiled to WebAssembly and run by wazero, for the text of each
+// page in reading order. Failures are [*Error] values of a small catalogue
+// ([ErrEncrypted], [ErrCorrupt], [ErrEmpty], [ErrNotPDF], [ErrNoText],
+// [ErrUnsupported]) whose messages tell the user what to do.
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Kinds of [Document].
+const (
+	KindPDF  = "pdf"
+	KindText = "text"
+)
+
+// Document is one ingested source file.
+type Document struct {
+	// Path is the file as given to [File].
+	Path string
+	// Title is the document's title: the PDF info dictionary's title, a
+	// Markdown front-matter title or first heading, else the first line of
+	// text, else the file name without its extension.
+	Title string
+	// Author is the author from the PDF info dictionary or Markdown front
+	// matter; often empty.
+	Author string
+	// Kind is KindPDF or KindText.
+	Kind string
+	// SHA256 is the hex SHA-256 of the file's bytes: the document's identity.
+	SHA256 string
+	// Bytes is the size of the file.
+	Bytes int64
+	// Pages holds one entry per physical page, in order; Pages[i].Number is
+	// i+1. Text files are cut into pages of about [TextPageSize] characters
+	// at paragraph or line breaks so that citations can point into them.
+	Pages []Page
+	// Outline is the document's table of contents in reading order: PDF
+	// bookmarks, or Markdown headings. May be empty.
+	Outline []Heading
+	// Warnings lists problems that did not stop ingestion, such as a page
+	// whose text could not be read. Each is a short sentence.
+	Warnings []string
+}
+
+// Page is the text of one physical page.
+type Page struct {
+	// Number is the 1-based physical page number (not the printed label).
+	Number int
+	// Text is the page's normalised text in reading order: lines separated
+	// by "\n", paragraphs (where known) by "\n\n", no control characters,
+	// no runs of spaces, no leading or trailing white space. It may be "".
+	Text string
+}
+
+// Heading is one entry of a document outline.
+type Heading struct {
+	// Title is the heading text, white space collapsed.
+	Title string
+	// Page is the 1-based physical page the heading points to.
+	Page int
+	// Level is the depth in the outline, 1 for top-level entries.
+	Level int
+}
+
+// Progress reports extraction progress: done of total pages. It is called
+// from ingest's goroutines, never concurrently, with done increasing.
+type Progress func(done, total int)
+
+// Options tune [FileWithOptions].
+type Options struct {
+	// Password opens a password-protected PDF; ignored for other files.
+	Password string
+	// Progress, if not nil, is told about extracted pages.
+	Progress Progress
+}
+
+// File reads the file at path and returns its text and metadata. The kind of
+// file is decided by its content (a PDF is recognised by its header whatever
+// its name) and then by its extension: .pdf, .txt, .text, .md, .markdown.
+//
+// Errors are [*Error] values matching one of the Err* kinds with errors.Is,
+// or wrapped OS errors and ctx.Err(). On [ErrNoText] the returned Document is
+// not nil: it carries the metadata and the (empty) pages, so that a caller
+// can offer OCR. ctx is checked between pages.
+func File(ctx context.Context, path string, progress func(done, total int)) (*Document, error) {
+	return FileWithOptions(ctx, path, Options{Progress: progress})
+}
+
+// FileWithOptions is [File] with a password and further options.
+func FileWithOptions(ctx context.Context, path string, opts Options) (*Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	sum := sha256.Sum256(data)
+	doc := &Document{
+		Path:   path,
+		SHA256: hex.EncodeToString(sum[:]),
+		Bytes:  int64(len(data)),
+	}
+	ext := strings.ToLower(filepath.Ext(path))
+	if len(data) == 0 {
+		return nil, newError(ErrEmpty, path, "", nil)
+	}
+
+	switch {
+	case isPDF(data):
+		doc.Kind = KindPDF
+		err = readPDF(ctx, doc, data, opts)
+	case ext == ".pdf":
+		return nil, newError(ErrNotPDF, path, describe(data), nil)
+	case textExts[ext]:
+		if looksBinary(data) {
+			return nil, newError(ErrUnsupported, path,
+				fmt.Sprintf("a %s file that is not text: it looks like %s", ext, describe(data)), nil)
+		}
+		doc.Kind = KindText
+		err = readText(ctx, doc, data, ext, opts.Progress)
+	default:
+		detail := "files without an extension are not supported"
+		if ext != "" {
+			detail = ext + " files are not supported yet"
+		}
+		return nil, newError(ErrUnsupported, path, detail, nil)
+	}
+	if err != nil {
+		var ie *Error
+		if errors.As(err, &ie) && ie.Kind == ErrNoText {
+			return doc, err
+		}
+		return nil, err
+	}
+	return doc, nil
+}
+
+var textExts = map[string]bool{".txt": true, ".text": true, ".md": true, ".markdown": true}
+
+// isPDF reports whether data starts with a PDF header. The PDF spec and
+// every reader tolerate some bytes before "%PDF-"; we allow 1 KiB.
+func isPDF(data []byte) bool {
+	head := data[:min(len(data), 1024)]
+	return bytes.Contains(head, []byte("%PDF-"))
+}
+
+// magic lists signatures of file types users commonly mistake for, or
+// rename to, PDF.
+var magic = []struct {
+	sig  string
+	off  int
+	name string
+}{
+	{"\x89PNG\r\n\x1a\n", 0, "a PNG image"},
+	{"\xff\xd8\xff", 0, "a JPEG image"},
+	{"GIF87a", 0, "a GIF image"},
+	{"GIF89a", 0, "a GIF image"},
+	{"II*\x00", 0, "a TIFF image"},
+	{"MM\x00*", 0, "a TIFF image"},
+	{"BM", 0, "a BMP image"},
+	{"RIFF", 0, "a RIFF (WebP/WAV/AVI) file"},
+	{"\x00\x00\x00\x0cjP  ", 0, "a JPEG 2000 image"},
+	{"ftypheic", 4, "a HEIC image"},
+	{"ftyp", 4, "a video or audio file (MP4/MOV)"},
+	{"PK\x03\x04", 0, "a ZIP archive (Word, EPUB or other Office document?)"},
+	{"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", 0, "an old Microsoft Office document (.doc/.xls/.ppt)"},
+	{"{\\rtf", 0, "an RTF document"},
+	{"%!PS", 0, "a PostScript file"},
+	{"AT&TFORM", 0, "a DjVu document"},
+	{"\x1f\x8b", 0, "a gzip-compressed file"},
+	{"7z\xbc\xaf\x27\x1c", 0, "a 7-Zip archive"},
+	{"Rar!", 0, "a RAR archive"},
+	{"\x7fELF", 0, "a program (ELF executable)"},
+	{"MZ", 0, "a Windows program"},
+	{"ID3", 0, "an MP3 audio file"},
+	{"OggS", 0, "an Ogg audio file"},
+	{"fLaC", 0, "a FLAC audio file"},
+}
+
+// describe names what data looks like, for ErrNotPDF and ErrUnsupported.
+func describe(data []byte) string {
+	for _, m := range magic {
+		if len(data) >= m.off+len(m.sig) && string(data[m.off:m.off+len(m.sig)]) == m.sig {
+			return m.name
+		}
+	}
+	head := strings.ToLower(strings.TrimSpace(string(data[:min(len(data), 512)])))
+	switch {
+	case strings.HasPrefix(head, "<!doctype html") || strings.HasPrefix(head, "<html"):
+		return "a web page (HTML)"
+	case strings.HasPrefix(head, "<?xml") || strings.HasPrefix(head, "<svg"):
+		return "an XML or SVG file"
+	case strings.HasPrefix(head, "{") || strings.HasPrefix(head, "["):
+		if !looksBinary(data) {
+			return "JSON or other text"
+		}
+	}
+	if !looksBinary(data) {
+		return "plain text"
+	}
+	return "binary data of an unknown kind"
+}
+
+// looksBinary reports whether the start of data holds NUL bytes or many
+// control characters, as text never does. UTF-16 text (with a BOM) is text.
+func looksBinary(data []byte) bool {
+	if hasUTF16BOM(data) {
+		return false
+	}
+	head := data[:min(len(data), 8192)]
+	ctl := 0
+	for _, b := range head {
+		switch {
+		case b == 0:
+			return true
+		case b < 0x20 && b != '\n' && b != '\r' && b != '\t' && b != '\f' && b != 0x1b:
+			ctl++
+		}
+	}
+	return ctl*100 > len(head) // more than 1% control bytes
+}

@@ -1,0 +1,256 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+)
+
+// structure is what pdfcpu tells about a PDF.
+type structure struct {
+	pages         int
+	title, author string
+	outline       []Heading
+	warnings      []string
+}
+
+var pdfcpuOnce sync.Once
+
+// pdfcpuConfig returns a relaxed configuration. pdfcpu's config directory
+// is switched off once per process: it would write a config.yml under the
+// user's config directory, and only stamping needs the user fonts it holds.
+func pdfcpuConfig(password string) *model.Configuration {
+	pdfcpuOnce.Do(api.DisableConfigDir)
+	conf := model.NewDefaultConfiguration()
+	conf.ValidationMode = model.ValidationRelaxed
+	conf.UserPW = password
+	conf.OwnerPW = password
+	conf.Cmd = model.VALIDATE
+	return conf
+}
+
+// readStructure reads and validates data with pdfcpu. A failure to read is
+// returned; a failure to validate a readable file is only a warning.
+func readStructure(data []byte, password string) (st structure, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = panicError("pdfcpu", v)
+		}
+	}()
+	ctx, err := api.ReadContext(bytes.NewReader(data), pdfcpuConfig(password))
+	if err != nil {
+		return st, err
+	}
+	if verr := api.ValidateContext(ctx); verr != nil {
+		st.warnings = append(st.warnings, "The PDF has structural errors ("+shortError(verr)+"); its text was read anyway.")
+		if err := ctx.EnsurePageCount(); err != nil {
+			return st, fmt.Errorf("page tree: %w", err)
+		}
+		st.title, st.author = infoDict(ctx)
+	} else {
+		st.title, st.author = ctx.Title, ctx.Author
+	}
+	st.pages = ctx.PageCount
+	st.outline = bookmarks(ctx)
+	return st, nil
+}
+
+// infoDict reads Title and Author straight from the info dictionary, for
+// files whose validation failed before pdfcpu got to it.
+func infoDict(ctx *model.Context) (title, author string) {
+	defer func() { _ = recover() }()
+	if ctx.Info == nil {
+		return "", ""
+	}
+	d, err := ctx.DereferenceDict(*ctx.Info)
+	if err != nil || d == nil {
+		return "", ""
+	}
+	get := func(k string) string {
+		o, ok := d.Find(k)
+		if !ok {
+			return ""
+		}
+		o, err := ctx.Dereference(o)
+		if err != nil || o == nil {
+			return ""
+		}
+		s, err := model.Text(o)
+		if err != nil {
+			return ""
+		}
+		return s
+	}
+	return get("Title"), get("Author")
+}
+
+// bookmarks flattens pdfcpu's bookmark tree into outline order. A broken
+// outline is ignored: it is a convenience, not the document.
+func bookmarks(ctx *model.Context) (out []Heading) {
+	defer func() {
+		if recover() != nil {
+			out = nil
+		}
+	}()
+	bms, err := pdfcpu.Bookmarks(ctx)
+	if err != nil {
+		return nil
+	}
+	var walk func(bms []pdfcpu.Bookmark, level int)
+	walk = func(bms []pdfcpu.Bookmark, level int) {
+		for _, bm := range bms {
+			title := cleanLine(bm.Title)
+			if title != "" {
+				out = append(out, Heading{Title: title, Page: bm.PageFrom, Level: level})
+			}
+			if level < 64 {
+				walk(bm.Kids, level+1)
+			}
+		}
+	}
+	walk(bms, 1)
+	return out
+}
+
+// fixOutline drops headings whose page is unknown or out of range, giving a
+// heading without a page the page of the entry after it when that entry is
+// its descendant (a part title that only groups chapters).
+func fixOutline(hs []Heading, pages int) []Heading {
+	out := hs[:0]
+	for i, h := range hs {
+		if h.Page < 1 || h.Page > pages {
+			if i+1 < len(hs) && hs[i+1].Level > h.Level && hs[i+1].Page >= 1 && hs[i+1].Page <= pages {
+				h.Page = hs[i+1].Page
+			} else {
+				continue
+			}
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) error {
+	path := doc.Path
+	st, perr := readStructure(data, opts.Password)
+	if perr != nil {
+		if errors.Is(perr, pdfcpu.ErrWrongPassword) {
+			return newError(ErrEncrypted, path, "", perr)
+		}
+		if !hasEOF(data) {
+			return newError(ErrCorrupt, path, "the file is truncated, perhaps an incomplete download", perr)
+		}
+		// pdfcpu is stricter than viewers; let PDFium, which repairs what it
+		// can as viewers do, have a go before calling the file damaged.
+	}
+
+	eng, err := sharedEngine()
+	if err != nil {
+		return err
+	}
+	want := 0
+	if perr == nil {
+		want = st.pages
+	}
+	res, err := extractPDF(ctx, eng, data, opts.Password, want, perr != nil, opts.Progress)
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, errPDFiumPassword):
+			return newError(ErrEncrypted, path, "", err)
+		case errors.Is(err, errPDFiumOpen):
+			detail := corruptDetail(perr)
+			if perr == nil {
+				detail = "PDFium cannot parse it"
+			}
+			return newError(ErrCorrupt, path, detail, errors.Join(perr, err))
+		}
+		return err
+	}
+
+	if perr != nil {
+		st = structure{
+			pages:   len(res.pages),
+			title:   res.title,
+			author:  res.author,
+			outline: res.outline,
+			warnings: []string{"The PDF's structure is damaged (" + corruptDetail(perr) +
+				"); its text was recovered, but some pages may be missing."},
+		}
+	} else if res.count != st.pages {
+		st.warnings = append(st.warnings, fmt.Sprintf("PDFium sees %d pages where pdfcpu sees %d; page numbers follow pdfcpu.", res.count, st.pages))
+	}
+
+	doc.Pages = make([]Page, st.pages)
+	for i := range doc.Pages {
+		doc.Pages[i].Number = i + 1
+		if i < len(res.pages) {
+			doc.Pages[i].Text = res.pages[i]
+		}
+	}
+	dehyphenate(doc.Pages)
+	doc.Warnings = append(st.warnings, res.warnings...)
+	doc.Outline = fixOutline(st.outline, st.pages)
+	doc.Author = cleanLine(st.author)
+	doc.Title = chooseTitle(st.title, doc.Pages, path)
+
+	for _, p := range doc.Pages {
+		if strings.TrimSpace(p.Text) != "" {
+			return nil
+		}
+	}
+	return newError(ErrNoText, path, "", nil)
+}
+
+// hasEOF reports whether the last KiB of data holds the %%EOF marker that
+// every complete PDF ends with; its absence means a truncated file.
+func hasEOF(data []byte) bool {
+	tail := data[max(0, len(data)-1024):]
+	return bytes.Contains(tail, []byte("%%EOF"))
+}
+
+// corruptDetail turns a pdfcpu read error into a short phrase naming what
+// is broken, for ErrCorrupt's message.
+func corruptDetail(err error) string {
+	if err == nil {
+		return ""
+	}
+	msg := strings.ToLower(err.Error())
+	switch {
+	case errors.Is(err, pdfcpu.ErrCorruptHeader) || strings.Contains(msg, "header"):
+		return "its header is broken"
+	case strings.Contains(msg, "xref") || strings.Contains(msg, "startxref") || strings.Contains(msg, "trailer"):
+		return "its cross-reference table is broken"
+	case strings.Contains(msg, "page"):
+		return "its page tree is broken"
+	case strings.Contains(msg, "stream") || strings.Contains(msg, "filter") || strings.Contains(msg, "flate"):
+		return "a compressed stream is broken"
+	case strings.Contains(msg, "encrypt"):
+		return "its encryption dictionary is broken"
+	case errors.Is(err, errPanic):
+		return "reading it crashed the PDF parser"
+	}
+	return shortError(err)
+}
+
+// shortError keeps the innermost, most specific part of a wrapped error
+// message and caps its length.
+func shortError(err error) string {
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i >= 0 && len(s)-i > 12 {
+		s = s[i+2:]
+	}
+	s = cleanLine(s)
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	return s
+}
