@@ -1,0 +1,86 @@
+// Package llm talks to the language models Carrel answers with: a local
+// Ollama server ([Ollama]) by default, cloud providers later. Every provider
+// streams a chat answer through the same [Provider] interface and reports
+// [Usage] so the cost meter can price it.
+package llm
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Provider generates a chat answer, streaming it piece by piece.
+type Provider interface {
+	// Chat sends req and calls fn with each piece of the answer as it
+	// arrives. Returning an error from fn stops the stream; Chat returns that
+	// error. Cancelling ctx stops the stream too. A stream that ends early
+	// returns an error wrapping [ErrTruncated] after fn has seen the partial
+	// answer.
+	Chat(ctx context.Context, req ChatRequest, fn func(Delta) error) (*Usage, error)
+	// Name identifies the provider: "ollama", "openai", "anthropic".
+	Name() string
+}
+
+// Message is one turn of a conversation.
+type Message struct {
+	// Role is "system", "user" or "assistant".
+	Role string `json:"role"`
+	// Content is the message text.
+	Content string `json:"content"`
+}
+
+// ChatRequest asks a model for the next assistant message.
+type ChatRequest struct {
+	// Model names the model, as the provider spells it ("llama3.2:3b").
+	Model string
+	// Messages is the conversation so far, system prompt first.
+	Messages []Message
+	// NumCtx is the context window in tokens. Ollama silently truncates
+	// prompts to its default (2048 in v0.6.5) unless this is set; 0 leaves
+	// the provider's default.
+	NumCtx int
+	// Temperature is the sampling temperature; nil leaves the model's
+	// default, so a pointer tells "unset" apart from 0 (greedy).
+	Temperature *float64
+	// KeepAlive is how long Ollama keeps the model loaded after the request;
+	// 0 leaves the server's default (5 minutes), negative keeps it loaded.
+	KeepAlive time.Duration
+	// MaxTokens caps the answer's length in tokens; 0 leaves the default.
+	MaxTokens int
+}
+
+// Delta is one streamed piece of an answer.
+type Delta struct {
+	// Text continues the answer; pieces concatenate to the whole answer.
+	Text string `json:"text"`
+}
+
+// Usage reports what an answer consumed.
+type Usage struct {
+	// PromptTokens is the number of prompt tokens the model evaluated.
+	PromptTokens int `json:"prompt_tokens"`
+	// CompletionTokens is the number of tokens generated.
+	CompletionTokens int `json:"completion_tokens"`
+	// Duration is the wall-clock time from sending the request to the end
+	// of the stream, as the user waited for it.
+	Duration time.Duration `json:"duration"`
+	// DoneReason says why generation stopped: "stop" (the model finished) or
+	// "length" (MaxTokens or the context was reached).
+	DoneReason string `json:"done_reason"`
+}
+
+// Errors that callers act on. Match them with [errors.Is]; the returned
+// errors wrap them with the host or model and a hint.
+var (
+	// ErrUnreachable means no server answered at the host: not running,
+	// wrong host, or a firewall.
+	ErrUnreachable = errors.New("ollama is not reachable")
+	// ErrModelNotFound means the server does not have the model (or, for a
+	// pull, the registry does not).
+	ErrModelNotFound = errors.New("model not found")
+	// ErrTruncated means the stream ended before the server said it was
+	// done: the server or the connection died mid-answer. The pieces
+	// delivered before it are a partial answer.
+	ErrTruncated = errors.New("response ended before it was complete")
+)

@@ -1,0 +1,332 @@
+// Package gguf writes a tiny llama-architecture model in the GGUF v3 format.
+//
+// The model has random weights (seeded, so the same [Options] always give the
+// same bytes), two transformer blocks of width 64 and a SentencePiece-style
+// vocabulary of control tokens, the 256 byte tokens and a few "▁word" pieces.
+// It is gibberish, but Ollama imports it with `ollama create` and serves it
+// through /api/generate, /api/chat and /api/embed, so tests can exercise a
+// real server without downloading weights.
+//
+// The output projection is shaped so that sampling prefers the word pieces:
+// rows for control and byte tokens are zero and rows for normal tokens are
+// scaled up. A stream from the model is therefore mostly readable words,
+// never dangling UTF-8 bytes, and rarely ends early with </s>.
+package gguf
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+)
+
+// Model shape. These are fixed: the appendix of DESIGN.md records that this
+// shape works with Ollama v0.6.5.
+const (
+	Width       = 64  // llama.embedding_length
+	Blocks      = 2   // llama.block_count
+	FeedForward = 128 // llama.feed_forward_length
+	Heads       = 4   // llama.attention.head_count and head_count_kv
+	RopeDims    = Width / Heads
+	Alignment   = 32 // general.alignment (the GGUF default)
+)
+
+// Token ids of the special tokens.
+const (
+	UnknownID = 0 // <unk>
+	BOSID     = 1 // <s>
+	EOSID     = 2 // </s>
+)
+
+// Token types of tokenizer.ggml.token_type.
+const (
+	tokenNormal  = 1
+	tokenUnknown = 2
+	tokenControl = 3
+	tokenByte    = 6
+)
+
+// GGUF metadata value types.
+const (
+	typeUint32  = 4
+	typeInt32   = 5
+	typeFloat32 = 6
+	typeString  = 8
+	typeArray   = 9
+)
+
+// tensorF32 is the GGUF tensor type of 32-bit floats.
+const tensorF32 = 0
+
+// DefaultWords are the whole words of the vocabulary. Each is added as
+// "▁word" together with every prefix ("▁w", "▁wo", ...), so that the
+// SentencePiece merges can build it from characters when a prompt is
+// tokenised.
+var DefaultWords = []string{
+	"the", "of", "and", "to", "in", "is", "a", "page", "paper", "study", "note",
+	"text", "model", "answer", "section", "source",
+}
+
+// Options configure [Write]. The zero value is valid.
+type Options struct {
+	// Seed selects the random weights; 0 means 1.
+	Seed uint64
+	// ContextLength is llama.context_length; 0 means 4096.
+	ContextLength int
+	// Words replaces [DefaultWords] when not nil.
+	Words []string
+}
+
+func (o Options) withDefaults() Options {
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.ContextLength <= 0 {
+		o.ContextLength = 4096
+	}
+	if o.Words == nil {
+		o.Words = DefaultWords
+	}
+	return o
+}
+
+// Vocab returns the tokens, scores and token types that [Write] stores for
+// opts, in token-id order.
+func Vocab(opts Options) (tokens []string, scores []float32, types []int32) {
+	opts = opts.withDefaults()
+	add := func(tok string, score float32, typ int32) {
+		tokens = append(tokens, tok)
+		scores = append(scores, score)
+		types = append(types, typ)
+	}
+	add("<unk>", 0, tokenUnknown)
+	add("<s>", 0, tokenControl)
+	add("</s>", 0, tokenControl)
+	for b := range 256 {
+		add(fmt.Sprintf("<0x%02X>", b), 0, tokenByte)
+	}
+
+	seen := make(map[string]bool)
+	addNormal := func(piece string) {
+		if seen[piece] {
+			return
+		}
+		seen[piece] = true
+		// Longer pieces score higher so SentencePiece merges prefer them.
+		add(piece, float32(len([]rune(piece))), tokenNormal)
+	}
+	addNormal("▁")
+	for c := 'a'; c <= 'z'; c++ {
+		addNormal(string(c))
+	}
+	for _, w := range opts.Words {
+		piece := []rune("▁" + w)
+		for n := 2; n <= len(piece); n++ {
+			addNormal(string(piece[:n]))
+		}
+	}
+	return tokens, scores, types
+}
+
+type tensor struct {
+	name string
+	dims []uint64 // fastest-varying first, as GGUF stores them
+	data []float32
+}
+
+func (t tensor) size() uint64 { return uint64(len(t.data)) * 4 }
+
+type kv struct {
+	key   string
+	value any // uint32, float32, string, []string, []float32, []int32
+}
+
+// Write writes the model described by opts to w.
+func Write(w io.Writer, opts Options) error {
+	opts = opts.withDefaults()
+	tokens, scores, types := Vocab(opts)
+	nVocab := len(tokens)
+
+	meta := []kv{
+		{"general.architecture", "llama"},
+		{"general.name", "carrel-tiny"},
+		{"general.alignment", uint32(Alignment)},
+		{"llama.context_length", uint32(opts.ContextLength)},
+		{"llama.embedding_length", uint32(Width)},
+		{"llama.block_count", uint32(Blocks)},
+		{"llama.feed_forward_length", uint32(FeedForward)},
+		{"llama.attention.head_count", uint32(Heads)},
+		{"llama.attention.head_count_kv", uint32(Heads)},
+		{"llama.rope.dimension_count", uint32(RopeDims)},
+		{"llama.attention.layer_norm_rms_epsilon", float32(1e-5)},
+		{"tokenizer.ggml.model", "llama"},
+		{"tokenizer.ggml.tokens", tokens},
+		{"tokenizer.ggml.scores", scores},
+		{"tokenizer.ggml.token_type", types},
+		{"tokenizer.ggml.bos_token_id", uint32(BOSID)},
+		{"tokenizer.ggml.eos_token_id", uint32(EOSID)},
+		{"tokenizer.ggml.unknown_token_id", uint32(UnknownID)},
+	}
+
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x63617272656c)) // "carrel"
+	gauss := func(n int, std float64) []float32 {
+		out := make([]float32, n)
+		for i := range out {
+			out[i] = float32(rng.NormFloat64() * std)
+		}
+		return out
+	}
+	ones := func(n int) []float32 {
+		out := make([]float32, n)
+		for i := range out {
+			out[i] = 1
+		}
+		return out
+	}
+
+	// The output projection: zero rows for special and byte tokens, larger
+	// weights for normal tokens so their logits dominate (see package doc).
+	output := make([]float32, Width*nVocab)
+	for tok := range nVocab {
+		if types[tok] != tokenNormal {
+			continue
+		}
+		copy(output[tok*Width:], gauss(Width, 0.5))
+	}
+
+	tensors := []tensor{
+		{"token_embd.weight", []uint64{Width, uint64(nVocab)}, gauss(Width*nVocab, 0.02)},
+		{"output_norm.weight", []uint64{Width}, ones(Width)},
+		{"output.weight", []uint64{Width, uint64(nVocab)}, output},
+	}
+	for b := range Blocks {
+		p := fmt.Sprintf("blk.%d.", b)
+		tensors = append(tensors,
+			tensor{p + "attn_norm.weight", []uint64{Width}, ones(Width)},
+			tensor{p + "attn_q.weight", []uint64{Width, Width}, gauss(Width*Width, 0.02)},
+			tensor{p + "attn_k.weight", []uint64{Width, Width}, gauss(Width*Width, 0.02)},
+			tensor{p + "attn_v.weight", []uint64{Width, Width}, gauss(Width*Width, 0.02)},
+			tensor{p + "attn_output.weight", []uint64{Width, Width}, gauss(Width*Width, 0.02)},
+			tensor{p + "ffn_norm.weight", []uint64{Width}, ones(Width)},
+			tensor{p + "ffn_gate.weight", []uint64{Width, FeedForward}, gauss(Width*FeedForward, 0.02)},
+			tensor{p + "ffn_down.weight", []uint64{FeedForward, Width}, gauss(FeedForward*Width, 0.02)},
+			tensor{p + "ffn_up.weight", []uint64{Width, FeedForward}, gauss(Width*FeedForward, 0.02)},
+		)
+	}
+
+	ew := &errWriter{w: bufio.NewWriter(w)}
+	ew.raw([]byte("GGUF"))
+	ew.u32(3)
+	ew.u64(uint64(len(tensors)))
+	ew.u64(uint64(len(meta)))
+	for _, m := range meta {
+		ew.str(m.key)
+		ew.value(m.value)
+	}
+	var offset uint64
+	for _, t := range tensors {
+		ew.str(t.name)
+		ew.u32(uint32(len(t.dims)))
+		for _, d := range t.dims {
+			ew.u64(d)
+		}
+		ew.u32(tensorF32)
+		ew.u64(offset)
+		offset = align(offset + t.size())
+	}
+	ew.pad()
+	for _, t := range tensors {
+		for _, f := range t.data {
+			ew.u32(math.Float32bits(f))
+		}
+		ew.pad()
+	}
+	if ew.err != nil {
+		return fmt.Errorf("write gguf: %w", ew.err)
+	}
+	if err := ew.w.Flush(); err != nil {
+		return fmt.Errorf("write gguf: %w", err)
+	}
+	return nil
+}
+
+func align(n uint64) uint64 { return (n + Alignment - 1) / Alignment * Alignment }
+
+// errWriter writes little-endian GGUF values and remembers the first error.
+type errWriter struct {
+	w   *bufio.Writer
+	n   uint64
+	err error
+	buf [8]byte
+}
+
+func (e *errWriter) raw(p []byte) {
+	if e.err != nil {
+		return
+	}
+	var n int
+	n, e.err = e.w.Write(p)
+	e.n += uint64(n)
+}
+
+func (e *errWriter) u32(v uint32) {
+	binary.LittleEndian.PutUint32(e.buf[:4], v)
+	e.raw(e.buf[:4])
+}
+
+func (e *errWriter) u64(v uint64) {
+	binary.LittleEndian.PutUint64(e.buf[:8], v)
+	e.raw(e.buf[:8])
+}
+
+func (e *errWriter) str(s string) {
+	e.u64(uint64(len(s)))
+	e.raw([]byte(s))
+}
+
+func (e *errWriter) pad() {
+	if rem := align(e.n) - e.n; rem > 0 {
+		e.raw(make([]byte, rem))
+	}
+}
+
+func (e *errWriter) value(v any) {
+	switch v := v.(type) {
+	case uint32:
+		e.u32(typeUint32)
+		e.u32(v)
+	case float32:
+		e.u32(typeFloat32)
+		e.u32(math.Float32bits(v))
+	case string:
+		e.u32(typeString)
+		e.str(v)
+	case []string:
+		e.u32(typeArray)
+		e.u32(typeString)
+		e.u64(uint64(len(v)))
+		for _, s := range v {
+			e.str(s)
+		}
+	case []float32:
+		e.u32(typeArray)
+		e.u32(typeFloat32)
+		e.u64(uint64(len(v)))
+		for _, f := range v {
+			e.u32(math.Float32bits(f))
+		}
+	case []int32:
+		e.u32(typeArray)
+		e.u32(typeInt32)
+		e.u64(uint64(len(v)))
+		for _, i := range v {
+			e.u32(uint32(i))
+		}
+	default:
+		if e.err == nil {
+			e.err = fmt.Errorf("unsupported metadata type %T", v)
+		}
+	}
+}

@@ -1,0 +1,98 @@
+// Command testollama starts a real Ollama server with the tiny test model for
+// callers outside Go tests (the browser end-to-end test, `task bench`).
+//
+// It prints one JSON line on stdout once the models are created:
+//
+//	{"host":"http://127.0.0.1:PORT","chat_model":"tiny","embed_model":"tiny-embed"}
+//
+// and serves until SIGINT or SIGTERM, or until its standard input closes when
+// that is a pipe (so a parent that dies takes the server with it); then it
+// stops the server and removes its files. The server's log goes to stderr, or to
+// the file named by -log. With -binary it only builds the Ollama binary if it
+// is missing (a setup or CI step, so tests do not wait for it) and prints its
+// path.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/carrel-app/carrel/internal/testollama"
+)
+
+func main() {
+	dir := flag.String("dir", "", "directory for the models and the server's HOME (default: a new temporary directory, removed on exit)")
+	logPath := flag.String("log", "", "write the server's log to this file instead of stderr")
+	timeout := flag.Duration("timeout", 2*time.Minute, "how long to wait for the server and models (not counting a first build of Ollama)")
+	binary := flag.Bool("binary", false, "only make sure the Ollama binary exists (building it if needed, ~5 minutes), print its path and exit")
+	flag.Parse()
+	if *binary {
+		bin, err := testollama.Binary()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "testollama:", err)
+			os.Exit(1)
+		}
+		fmt.Println(bin)
+		return
+	}
+	if err := run(*dir, *logPath, *timeout); err != nil {
+		fmt.Fprintln(os.Stderr, "testollama:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir, logPath string, timeout time.Duration) error {
+	var logw io.Writer = os.Stderr
+	if logPath != "" {
+		f, err := os.Create(logPath)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		logw = f
+	}
+	if _, err := testollama.Binary(); err != nil { // may build; not bounded by timeout
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	startCtx, cancel := context.WithTimeout(ctx, timeout)
+	srv, err := testollama.StartServer(startCtx, dir, logw)
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+
+	line, _ := json.Marshal(map[string]string{
+		"host":        srv.Host,
+		"chat_model":  srv.ChatModel,
+		"embed_model": srv.EmbedModel,
+	})
+	if _, err := fmt.Printf("%s\n", line); err != nil {
+		return err
+	}
+
+	// Only a pipe or socket counts: /dev/null (no stdin, as under CI) would
+	// end the server at once.
+	stdinClosed := make(chan struct{})
+	if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0 {
+		go func() {
+			io.Copy(io.Discard, os.Stdin)
+			close(stdinClosed)
+		}()
+	}
+	select {
+	case <-ctx.Done():
+	case <-stdinClosed:
+	}
+	return nil
+}
