@@ -1,0 +1,126 @@
+// Pure reduction of a question/answer turn from `answer:*` events.
+//
+// Ask() returns the askID while events for it may already be on their way, so events
+// whose askID is not yet known are buffered by the caller (see AskBuffer) and replayed.
+
+import type { AnswerEvent, Citation, Mode, Usage } from './types';
+
+export type TurnState =
+  | 'sending' // Ask() in flight: no askID yet
+  | 'waiting' // askID known, passages not chosen yet
+  | 'streaming' // answer:start seen, tokens arriving
+  | 'done'
+  | 'error'
+  | 'stopped'; // the user pressed Stop
+
+export type Turn = {
+  id: string;
+  question: string;
+  scope: string[];
+  askID: string;
+  state: TurnState;
+  text: string;
+  tokens: number;
+  citations: Citation[];
+  mode: Mode | '';
+  model: string;
+  note: string;
+  usage: Usage | null;
+  error: string;
+};
+
+let seq = 0;
+export function newTurn(question: string, scope: string[]): Turn {
+  return {
+    id: `t${Date.now().toString(36)}${(seq++).toString(36)}`,
+    question,
+    scope,
+    askID: '',
+    state: 'sending',
+    text: '',
+    tokens: 0,
+    citations: [],
+    mode: '',
+    model: '',
+    note: '',
+    usage: null,
+    error: '',
+  };
+}
+
+export const isActive = (t: Turn): boolean => t.state === 'sending' || t.state === 'waiting' || t.state === 'streaming';
+
+/** Applies one event to a turn (mutating it; Svelte state proxies track the writes). */
+export function applyAnswerEvent(t: Turn, ev: AnswerEvent): void {
+  switch (ev.name) {
+    case 'answer:start':
+      if (t.state === 'sending' || t.state === 'waiting') t.state = 'streaming';
+      t.citations = ev.data.citations;
+      t.mode = ev.data.mode;
+      return;
+    case 'answer:token':
+      if (t.state === 'sending' || t.state === 'waiting') t.state = 'streaming';
+      if (t.state !== 'streaming') return; // late tokens after Stop or done
+      t.text += ev.data.text;
+      t.tokens++;
+      return;
+    case 'answer:done': {
+      const d = ev.data;
+      if (d.answer) t.text = d.answer;
+      if (d.citations.length || !t.citations.length) t.citations = d.citations;
+      t.usage = d.usage;
+      t.model = d.model;
+      t.mode = d.mode;
+      t.note = d.note;
+      if (t.state !== 'stopped') t.state = 'done';
+      return;
+    }
+    case 'answer:error':
+      // After Stop the backend reports the cancellation; that is not an error to show.
+      if (t.state === 'stopped' || t.state === 'done') return;
+      if (ev.data.partial.length >= t.text.length) t.text = ev.data.partial;
+      t.error = ev.data.message || 'The answer failed.';
+      t.state = 'error';
+      return;
+  }
+}
+
+/** Holds events for askIDs not yet returned by Ask(); bounded so it cannot grow forever. */
+export class AskBuffer {
+  private events = new Map<string, AnswerEvent[]>();
+  constructor(private maxAsks = 32) {}
+
+  push(ev: AnswerEvent): void {
+    const id = ev.data.askID;
+    let list = this.events.get(id);
+    if (!list) {
+      if (this.events.size >= this.maxAsks) this.events.delete(this.events.keys().next().value!);
+      this.events.set(id, (list = []));
+    }
+    list.push(ev);
+  }
+
+  take(askID: string): AnswerEvent[] {
+    const list = this.events.get(askID) ?? [];
+    this.events.delete(askID);
+    return list;
+  }
+
+  get size(): number {
+    return this.events.size;
+  }
+}
+
+/** The session as Markdown with its sources: for copy/export. */
+export function turnToMarkdown(t: Turn): string {
+  const lines = [`**Q:** ${t.question}`, '', t.text.trim()];
+  if (t.note) lines.push('', `> ${t.note}`);
+  if (t.citations.length) {
+    lines.push('', 'Sources:');
+    for (const c of t.citations) {
+      const where = c.page > 0 ? `, p. ${c.page}` : '';
+      lines.push(`[${c.n}] ${c.doc_title || c.doc_path}${where}`);
+    }
+  }
+  return lines.join('\n');
+}

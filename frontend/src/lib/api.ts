@@ -1,0 +1,288 @@
+// The only module that talks to the backend (app.App, see docs/bridge.md).
+//
+// Desktop (Wails): methods are the bindings `window.go.app.App.Method(...)` and events
+// come from `window.runtime.EventsOn`. Browser (`carrel serve`, tests): the same methods
+// travel as `POST /api/call/{Method}`, events as Server-Sent Events from `/api/events`,
+// and dropped or picked files go to `POST /api/upload`. Callers never see which.
+//
+// Every value coming back is normalised (./normalize) so the UI can trust its shape.
+
+import * as parse from './normalize';
+import type { AddResult, Document, EventMap, EventName, Hit, Status } from './types';
+import { EVENT_NAMES } from './types';
+
+/** The bound Go methods, typed by hand from docs/bridge.md (no generated wailsjs). */
+interface WailsApp {
+  Status(): Promise<unknown>;
+  ListDocuments(): Promise<unknown>;
+  AddPaths(paths: string[]): Promise<unknown>;
+  AddDialog(): Promise<unknown>;
+  RemoveDocument(docID: string): Promise<unknown>;
+  Search(query: string, k: number, docIDs: string[]): Promise<unknown>;
+  Ask(question: string, docIDs: string[]): Promise<unknown>;
+  Cancel(askID: string): Promise<unknown>;
+}
+
+/** The part of the Wails v2.9 JS runtime we use (wrapper/runtime.d.ts). */
+interface WailsRuntime {
+  EventsOn(name: string, cb: (...data: unknown[]) => void): () => void;
+  BrowserOpenURL?(url: string): void;
+  OnFileDrop(cb: (x: number, y: number, paths: string[]) => void, useDropTarget: boolean): void;
+  OnFileDropOff(): void;
+}
+
+declare global {
+  interface Window {
+    go?: { app?: { App?: WailsApp } };
+    runtime?: WailsRuntime;
+  }
+}
+
+type Method = keyof WailsApp;
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly method: string,
+    readonly status = 0,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+const wailsApp = (): WailsApp | undefined => (typeof window === 'undefined' ? undefined : window.go?.app?.App);
+
+/** Which transport is in use. Checked at call time: Wails injects its globals early, but never mind. */
+export const transport = (): 'wails' | 'http' => (wailsApp() ? 'wails' : 'http');
+
+/** A rejected Wails promise carries err.Error() (a string) or whatever ErrorFormatter made of it. */
+function messageOf(reason: unknown): string {
+  if (typeof reason === 'string') return reason;
+  if (reason instanceof Error) return reason.message;
+  if (reason && typeof reason === 'object') {
+    const o = reason as Record<string, unknown>;
+    if (typeof o.message === 'string') return o.message;
+    if (typeof o.error === 'string') return o.error;
+  }
+  return 'Unknown error';
+}
+
+async function call(method: Method, ...args: unknown[]): Promise<unknown> {
+  const app = wailsApp();
+  if (app) {
+    try {
+      return await (app[method] as (...a: unknown[]) => Promise<unknown>)(...args);
+    } catch (e) {
+      throw new ApiError(messageOf(e), method);
+    }
+  }
+  let res: Response;
+  try {
+    res = await fetch(`api/call/${method}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(args),
+    });
+  } catch {
+    throw new ApiError('Carrel is not responding. Is it still running?', method);
+  }
+  return readJSON(res, method);
+}
+
+async function readJSON(res: Response, method: string): Promise<unknown> {
+  const text = await res.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    if (res.ok) throw new ApiError(`Unexpected reply to ${method}`, method, res.status);
+  }
+  if (!res.ok) {
+    const msg = messageOf(body) !== 'Unknown error' ? messageOf(body) : text.trim() || res.statusText;
+    throw new ApiError(msg || `HTTP ${res.status}`, method, res.status);
+  }
+  return body;
+}
+
+// ---- methods ---------------------------------------------------------------------
+
+export const getStatus = async (): Promise<Status> => parse.status(await call('Status'));
+
+export async function listDocuments(): Promise<Document[]> {
+  const v = await call('ListDocuments');
+  return (Array.isArray(v) ? v : []).map(parse.document).filter((d) => d.id);
+}
+
+export const addPaths = async (paths: string[]): Promise<AddResult> =>
+  parse.addResult(await call('AddPaths', paths));
+
+/** True when a native open dialog exists (desktop). In the browser use an <input type=file>. */
+export const canAddDialog = (): boolean => transport() === 'wails';
+
+export const addDialog = async (): Promise<AddResult> => parse.addResult(await call('AddDialog'));
+
+export async function removeDocument(docID: string): Promise<void> {
+  await call('RemoveDocument', docID);
+}
+
+export async function search(query: string, k: number, docIDs: string[] = []): Promise<Hit[]> {
+  const v = await call('Search', query, k, docIDs);
+  return (Array.isArray(v) ? v : []).map(parse.hit);
+}
+
+/** Starts an answer; it streams as answer:* events carrying the returned askID. */
+export async function ask(question: string, docIDs: string[] = []): Promise<string> {
+  const v = await call('Ask', question, docIDs);
+  if (typeof v !== 'string' || !v) throw new ApiError('The backend returned no answer id', 'Ask');
+  return v;
+}
+
+export async function cancel(askID: string): Promise<void> {
+  await call('Cancel', askID);
+}
+
+/** Browser only: sends File objects to the library inbox; same result as AddPaths. */
+export async function upload(files: File[]): Promise<AddResult> {
+  const form = new FormData();
+  for (const f of files) form.append('files', f, f.name);
+  let res: Response;
+  try {
+    res = await fetch('api/upload', { method: 'POST', body: form });
+  } catch {
+    throw new ApiError('Carrel is not responding. Is it still running?', 'upload');
+  }
+  return parse.addResult(await readJSON(res, 'upload'));
+}
+
+/** URL of a document's original bytes, for pdf.js or a text view. */
+export const fileURL = (docID: string): string => `files/${encodeURIComponent(docID)}`;
+
+// ---- events ----------------------------------------------------------------------
+
+const parsers: { [K in EventName]: (v: unknown) => EventMap[K] } = {
+  'library:changed': parse.documentEvent,
+  'answer:start': parse.answerStart,
+  'answer:token': parse.answerToken,
+  'answer:done': parse.answerDone,
+  'answer:error': parse.answerError,
+  'status:changed': parse.status,
+};
+
+type Listener = (data: never) => void;
+const listeners = new Map<EventName, Set<Listener>>();
+
+function dispatch<K extends EventName>(name: K, raw: unknown) {
+  const set = listeners.get(name);
+  if (!set?.size) return;
+  const data = parsers[name](raw);
+  for (const cb of [...set]) {
+    try {
+      (cb as (d: EventMap[K]) => void)(data);
+    } catch (e) {
+      console.error(`listener for ${name} failed`, e);
+    }
+  }
+}
+
+// HTTP: one shared EventSource, opened with the first listener and closed with the last.
+export type Connection = 'connecting' | 'open' | 'lost';
+let source: EventSource | null = null;
+let connection: Connection = 'connecting';
+let everOpened = false;
+const connectionListeners = new Set<(c: Connection, reconnected: boolean) => void>();
+
+function setConnection(c: Connection, reconnected = false) {
+  connection = c;
+  for (const cb of [...connectionListeners]) cb(c, reconnected);
+}
+
+function openSource() {
+  if (source) return;
+  const es = new EventSource('api/events');
+  source = es;
+  for (const name of EVENT_NAMES) {
+    es.addEventListener(name, (ev) => {
+      let raw: unknown;
+      try {
+        raw = JSON.parse((ev as MessageEvent<string>).data);
+      } catch {
+        return;
+      }
+      dispatch(name, raw);
+    });
+  }
+  es.onopen = () => {
+    const re = everOpened;
+    everOpened = true;
+    setConnection('open', re);
+  };
+  // EventSource reconnects by itself; after an outage the UI refetches state (see onConnection).
+  es.onerror = () => {
+    if (es.readyState !== EventSource.OPEN) setConnection('lost');
+  };
+}
+
+function closeSourceIfIdle() {
+  let n = 0;
+  for (const s of listeners.values()) n += s.size;
+  if (n === 0 && source) {
+    source.close();
+    source = null;
+    everOpened = false;
+  }
+}
+
+const wailsOff = new Map<EventName, () => void>();
+
+/** Subscribes to a backend event; returns the unsubscribe function. */
+export function on<K extends EventName>(name: K, cb: (data: EventMap[K]) => void): () => void {
+  let set = listeners.get(name);
+  if (!set) listeners.set(name, (set = new Set()));
+  set.add(cb as Listener);
+
+  const rt = typeof window !== 'undefined' ? window.runtime : undefined;
+  if (transport() === 'wails' && rt) {
+    if (!wailsOff.has(name)) wailsOff.set(name, rt.EventsOn(name, (data: unknown) => dispatch(name, data)));
+  } else {
+    openSource();
+  }
+  return () => {
+    set.delete(cb as Listener);
+    if (set.size === 0) {
+      wailsOff.get(name)?.();
+      wailsOff.delete(name);
+    }
+    closeSourceIfIdle();
+  };
+}
+
+/**
+ * Connection state of the event stream (HTTP only; the Wails bridge cannot drop).
+ * `reconnected` is true when the stream came back after an outage: state may have
+ * changed meanwhile, so callers refetch.
+ */
+export function onConnection(cb: (c: Connection, reconnected: boolean) => void): () => void {
+  connectionListeners.add(cb);
+  cb(transport() === 'wails' ? 'open' : connection, false);
+  return () => connectionListeners.delete(cb);
+}
+
+/**
+ * Desktop only: native file drop gives real paths (folders too). Returns an
+ * unsubscribe, or null in the browser, where drops deliver File objects instead.
+ */
+export function onFileDrop(cb: (paths: string[]) => void): (() => void) | null {
+  const rt = typeof window !== 'undefined' ? window.runtime : undefined;
+  if (transport() !== 'wails' || !rt?.OnFileDrop) return null;
+  rt.OnFileDrop((_x, _y, paths) => cb(Array.isArray(paths) ? paths.filter((p) => typeof p === 'string') : []), false);
+  return () => rt.OnFileDropOff?.();
+}
+
+/** Opens a web link outside the app (the desktop webview must never navigate away). */
+export function openExternal(url: string): void {
+  if (!/^(https?:|mailto:)/i.test(url)) return;
+  const rt = typeof window !== 'undefined' ? window.runtime : undefined;
+  if (transport() === 'wails' && rt?.BrowserOpenURL) rt.BrowserOpenURL(url);
+  else window.open(url, '_blank', 'noopener,noreferrer');
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { applyDocumentEvent, mergeListing, progressView, pruneSelection, summarize } from './library';
+import { document as parseDocument, documentEvent } from './normalize';
+import type { Document, DocumentEvent } from './types';
+
+const doc = (id: string, over: Partial<DocumentEvent> = {}): DocumentEvent =>
+  documentEvent({
+    id,
+    path: `/lib/${id}.pdf`,
+    title: id.toUpperCase(),
+    kind: 'pdf',
+    status: 'queued',
+    added_at: '2025-01-01T00:00:00Z',
+    ...over,
+  });
+
+/** Replays a stream of events the way LibraryState does. */
+const replay = (events: DocumentEvent[], start: Document[] = []) => events.reduce(applyDocumentEvent, start);
+
+describe('library events', () => {
+  it('follows one document from queued to ready', () => {
+    const events = [
+      doc('a'),
+      doc('a', { status: 'extracting', progress: { done: 0, total: 10 } }),
+      doc('a', { status: 'extracting', progress: { done: 5, total: 10 } }),
+      doc('a', { status: 'embedding', pages: 10, progress: { done: 20, total: 40 } }),
+      doc('a', { status: 'ready', pages: 10, chunks: 40, progress: { done: 40, total: 40 } }),
+    ];
+    const views: string[] = [];
+    let docs: Document[] = [];
+    for (const e of events) {
+      docs = applyDocumentEvent(docs, e);
+      const v = progressView(docs[0]);
+      views.push(`${docs[0].status} ${v.fraction === null ? '?' : v.fraction} ${v.label}`);
+    }
+    expect(docs).toHaveLength(1);
+    expect(views).toEqual([
+      'queued ? Waiting…',
+      'extracting 0 Reading page 0 of 10',
+      'extracting 0.5 Reading page 5 of 10',
+      'embedding 0.5 Indexing 20 of 40 passages',
+      'ready 1 10 pages',
+    ]);
+  });
+
+  it('keeps the failure reason of a failed document', () => {
+    const docs = replay([doc('a'), doc('a', { status: 'failed', error: 'encrypted: a password is needed' })]);
+    const v = progressView(docs[0]);
+    expect(docs[0].status).toBe('failed');
+    expect(v.label).toBe('encrypted: a password is needed');
+    expect(v.busy).toBe(false);
+  });
+
+  it('drops removed documents and ignores unknown removals', () => {
+    const docs = replay([doc('a'), doc('b'), doc('a', { status: 'removed' }), doc('zzz', { status: 'removed' })]);
+    expect(docs.map((d) => d.id)).toEqual(['b']);
+  });
+
+  it('lists newest first and keeps the added time of earlier events', () => {
+    const docs = replay([
+      doc('old', { added_at: '2024-01-01T00:00:00Z' }),
+      doc('new', { added_at: '2025-06-01T00:00:00Z' }),
+      doc('old', { status: 'ready', added_at: '' }),
+    ]);
+    expect(docs.map((d) => d.id)).toEqual(['new', 'old']);
+    expect(docs[1].added_at).toBe('2024-01-01T00:00:00Z');
+  });
+
+  it('clamps progress and handles unknown totals', () => {
+    expect(progressView(parseDocument({ ...doc('a'), status: 'extracting', progress: { done: 12, total: 10 } })).fraction).toBe(1);
+    expect(progressView(parseDocument({ ...doc('a'), status: 'embedding' })).fraction).toBeNull();
+  });
+
+  it('summarises counts', () => {
+    const docs = replay([doc('a', { status: 'ready' }), doc('b', { status: 'failed' }), doc('c', { status: 'embedding' })]);
+    expect(summarize(docs)).toEqual({ total: 3, ready: 1, busy: 1, failed: 1 });
+  });
+});
+
+describe('listing merged with live events', () => {
+  it('prefers events that arrived while the listing was in flight', () => {
+    const listing = [parseDocument(doc('a', { status: 'extracting' })), parseDocument(doc('b', { status: 'ready' }))];
+    // During the call: a finished, b was removed, c was added.
+    const live = replay([doc('a', { status: 'ready' }), doc('c')]);
+    const merged = mergeListing(listing, live, new Set(['a', 'b', 'c']));
+    expect(Object.fromEntries(merged.map((d) => [d.id, d.status]))).toEqual({ a: 'ready', c: 'queued' });
+  });
+
+  it('takes the listing as is when nothing happened meanwhile', () => {
+    const listing = [parseDocument(doc('a', { status: 'ready' }))];
+    expect(mergeListing(listing, [], new Set())).toEqual(listing);
+  });
+});
+
+describe('normalising backend values', () => {
+  it('fills defaults for missing fields and null slices', () => {
+    const d = documentEvent({ id: 'x', progress: null, status: 'weird' });
+    expect(d).toMatchObject({ id: 'x', title: '', status: 'queued', progress: { done: 0, total: 0 } });
+  });
+
+  it('prunes a selection of documents that left or failed', () => {
+    const docs = replay([doc('a', { status: 'ready' }), doc('b', { status: 'failed' })]);
+    expect(pruneSelection(['a', 'b', 'gone'], docs)).toEqual(['a']);
+    const same = ['a'];
+    expect(pruneSelection(same, docs)).toBe(same);
+  });
+});

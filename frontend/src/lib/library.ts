@@ -1,0 +1,97 @@
+// Pure reduction of the library from `library:changed` events and ListDocuments, and
+// how a document's state is shown. No Svelte here: state classes call these.
+
+import type { Document, DocumentEvent } from './types';
+import { basename } from './markdown';
+
+/** Newest first, then by title: the order documents are listed in. */
+export function sortDocuments(docs: Document[]): Document[] {
+  return [...docs].sort((a, b) => (b.added_at > a.added_at ? 1 : b.added_at < a.added_at ? -1 : displayTitle(a).localeCompare(displayTitle(b))));
+}
+
+/** Applies one event: upsert by id, or drop on `removed`. Returns a new array. */
+export function applyDocumentEvent(docs: Document[], ev: DocumentEvent): Document[] {
+  if (!ev.id) return docs;
+  const rest = docs.filter((d) => d.id !== ev.id);
+  if (ev.status === 'removed') return rest;
+  const prev = docs.find((d) => d.id === ev.id);
+  const doc: Document = { ...ev, status: ev.status, added_at: ev.added_at || prev?.added_at || new Date().toISOString() };
+  return sortDocuments([...rest, doc]);
+}
+
+/**
+ * Merges a ListDocuments result with events that arrived while it was in flight:
+ * for ids touched by those events the event's version wins (it is newer), and ids
+ * removed meanwhile stay removed.
+ */
+export function mergeListing(listing: Document[], current: Document[], touched: Set<string>): Document[] {
+  const byId = new Map(listing.map((d) => [d.id, d]));
+  for (const id of touched) {
+    const live = current.find((d) => d.id === id);
+    if (live) byId.set(id, live);
+    else byId.delete(id);
+  }
+  return sortDocuments([...byId.values()]);
+}
+
+export function displayTitle(d: Pick<Document, 'title' | 'path'>): string {
+  return d.title.trim() || basename(d.path) || 'Untitled';
+}
+
+export type ProgressView = {
+  /** 0..1, or null for "working, amount unknown" (an indeterminate bar). */
+  fraction: number | null;
+  label: string;
+  busy: boolean;
+};
+
+/** How a document's status and progress read in the library. */
+export function progressView(d: Document): ProgressView {
+  const { done, total } = d.progress;
+  const frac = total > 0 ? Math.min(1, Math.max(0, done / total)) : null;
+  switch (d.status) {
+    case 'queued':
+      return { fraction: null, label: 'Waiting…', busy: true };
+    case 'extracting':
+      return { fraction: frac, label: total > 0 ? `Reading page ${Math.min(done, total)} of ${total}` : 'Reading…', busy: true };
+    case 'embedding':
+      return { fraction: frac, label: total > 0 ? `Indexing ${Math.min(done, total)} of ${total} passages` : 'Indexing…', busy: true };
+    case 'ready':
+      return { fraction: 1, label: readyLabel(d), busy: false };
+    case 'failed':
+      return { fraction: null, label: d.error || 'Could not be read', busy: false };
+  }
+}
+
+function readyLabel(d: Document): string {
+  const parts: string[] = [];
+  if (d.pages > 0) parts.push(`${d.pages} ${d.pages === 1 ? 'page' : 'pages'}`);
+  else if (d.kind) parts.push(d.kind.toUpperCase());
+  if (d.bytes > 0) parts.push(formatBytes(d.bytes));
+  return parts.join(' · ') || 'Ready';
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${Math.round(n / 1024)} KB`;
+  return `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MB`;
+}
+
+export type LibrarySummary = { total: number; ready: number; busy: number; failed: number };
+
+export function summarize(docs: Document[]): LibrarySummary {
+  const s = { total: docs.length, ready: 0, busy: 0, failed: 0 };
+  for (const d of docs) {
+    if (d.status === 'ready') s.ready++;
+    else if (d.status === 'failed') s.failed++;
+    else s.busy++;
+  }
+  return s;
+}
+
+/** Drops ids from a selection that no longer name a document that can be asked. */
+export function pruneSelection(selected: string[], docs: Document[]): string[] {
+  const ok = new Set(docs.filter((d) => d.status !== 'failed').map((d) => d.id));
+  const next = selected.filter((id) => ok.has(id));
+  return next.length === selected.length ? selected : next;
+}

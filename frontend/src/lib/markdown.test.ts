@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { linkCitations, renderAnswer, renderMarkdown } from './markdown';
+import type { Citation } from './types';
+
+const cite = (n: number, over: Partial<Citation> = {}): Citation => ({
+  n,
+  doc_id: `doc${n}`,
+  doc_title: `Doc ${n}`,
+  doc_path: `/lib/doc${n}.pdf`,
+  page: n + 2,
+  text: `passage ${n}`,
+  ...over,
+});
+
+function dom(html: string): HTMLElement {
+  const div = document.createElement('div');
+  div.innerHTML = html;
+  return div;
+}
+
+describe('citation markers', () => {
+  it('turns known markers into buttons carrying the number and a label', () => {
+    const el = dom(renderAnswer('Walden is a pond [1]. It is deep [2].', [cite(1), cite(2)]));
+    const buttons = [...el.querySelectorAll('button.cite')] as HTMLButtonElement[];
+    expect(buttons.map((b) => b.dataset.cite)).toEqual(['1', '2']);
+    expect(buttons[0].textContent).toBe('1');
+    expect(buttons[0].getAttribute('aria-label')).toBe('Source 1: Doc 1, page 3');
+    expect(buttons[0].getAttribute('data-testid')).toBe('citation');
+    expect(buttons[0].type).toBe('button');
+    expect(el.textContent).toContain('Walden is a pond');
+  });
+
+  it('leaves unknown markers as text', () => {
+    const el = dom(renderAnswer('Known [1], unknown [7], zero [0].', [cite(1)]));
+    expect(el.querySelectorAll('button.cite')).toHaveLength(1);
+    expect(el.textContent).toContain('[7]');
+    expect(el.textContent).toContain('[0]');
+  });
+
+  it('leaves all markers as text when there are no citations', () => {
+    const el = dom(renderAnswer('Nothing cited [1].', []));
+    expect(el.querySelectorAll('button')).toHaveLength(0);
+    expect(el.textContent!.trim()).toBe('Nothing cited [1].');
+  });
+
+  it('splits grouped markers and keeps the unknown members as text', () => {
+    const el = dom(renderAnswer('Both [1, 2] and [2;9].', [cite(1), cite(2)]));
+    const nums = [...el.querySelectorAll('button.cite')].map((b) => (b as HTMLElement).dataset.cite);
+    expect(nums).toEqual(['1', '2', '2']);
+    expect(el.textContent).toContain('[9]');
+  });
+
+  it('handles adjacent markers and markers at the start of a line', () => {
+    const el = dom(renderAnswer('[1] starts.\n\nEnds[1][2]', [cite(1), cite(2)]));
+    expect(el.querySelectorAll('button.cite')).toHaveLength(3);
+  });
+
+  it('does not touch markers inside code', () => {
+    const el = dom(renderAnswer('Use `arr[1]` here [1].\n\n```\nx[1]\n```', [cite(1)]));
+    expect(el.querySelectorAll('button.cite')).toHaveLength(1);
+    expect(el.querySelector('code')!.textContent).toBe('arr[1]');
+  });
+
+  it('matches citations by their n, falling back to position', () => {
+    const el = dom(renderAnswer('A [3] B [2]', [cite(3), { ...cite(0), n: 0 }, ]));
+    const nums = [...el.querySelectorAll('button.cite')].map((b) => (b as HTMLElement).dataset.cite);
+    // n=3 by its field; the second citation has no n, so it is number 2 by position.
+    expect(nums).toEqual(['3', '2']);
+  });
+
+  it('escapes a hostile document title in the label', () => {
+    const el = dom(renderAnswer('X [1]', [cite(1, { doc_title: '"><img src=x onerror=alert(1)>' })]));
+    expect(el.querySelector('img')).toBeNull();
+    expect(el.querySelector('button')!.getAttribute('aria-label')).toContain('<img');
+  });
+
+  it('works on an existing DOM tree', () => {
+    const el = dom('<p>See [1] and [2]</p>');
+    expect(linkCitations(el, [cite(1)])).toBe(1);
+  });
+});
+
+describe('sanitising', () => {
+  const payloads = [
+    '<img src=x onerror="alert(1)">',
+    '<script>alert(1)</script>',
+    '<svg onload=alert(1)><circle/></svg>',
+    '<iframe src="javascript:alert(1)"></iframe>',
+    '<a href="javascript:alert(1)">click</a>',
+    '[click](javascript:alert(1))',
+    '![x](http://evil.example/pixel.png)',
+    '<div style="background:url(http://evil.example)">x</div>',
+    '<form action="http://evil.example"><input name=a></form>',
+  ];
+
+  for (const p of payloads) {
+    it(`neutralises ${p}`, () => {
+      const html = renderAnswer(`Answer text ${p} and more [1].`, [cite(1)]);
+      const el = dom(html);
+      expect(el.querySelector('script, img, svg, iframe, form, input, style, object, embed')).toBeNull();
+      for (const node of el.querySelectorAll('*')) {
+        for (const attr of node.attributes) {
+          expect(attr.name.startsWith('on')).toBe(false);
+          expect(attr.name).not.toBe('style');
+          expect(attr.value.toLowerCase()).not.toContain('javascript:');
+        }
+      }
+      // The citation after the payload still works.
+      expect(el.querySelectorAll('button.cite')).toHaveLength(1);
+    });
+  }
+
+  it('shows raw HTML as text instead of dropping it', () => {
+    const el = dom(renderMarkdown('Tag <b>bold</b> and <script>x()</script>'));
+    expect(el.querySelector('b, script')).toBeNull();
+    expect(el.textContent).toContain('<b>bold</b>');
+  });
+
+  it('keeps ordinary Markdown', () => {
+    const el = dom(renderMarkdown('# Title\n\n- **one**\n- _two_\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n[site](https://example.org)'));
+    expect(el.querySelector('h1')!.textContent).toBe('Title');
+    expect(el.querySelectorAll('li')).toHaveLength(2);
+    expect(el.querySelector('strong')).not.toBeNull();
+    expect(el.querySelector('table td')!.textContent).toBe('1');
+    const a = el.querySelector('a')!;
+    expect(a.getAttribute('href')).toBe('https://example.org');
+    expect(a.getAttribute('rel')).toBe('noopener noreferrer');
+  });
+});

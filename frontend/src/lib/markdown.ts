@@ -1,0 +1,154 @@
+// Answer rendering: Markdown (marked) → sanitised HTML (DOMPurify) → citation markers
+// `[n]` turned into buttons. Answer text comes from a model that read untrusted
+// documents, so it is treated as hostile: raw HTML in the Markdown is shown as text,
+// DOMPurify keeps only a small set of tags and attributes, and the citation buttons are
+// built with DOM calls (never by string concatenation).
+
+import DOMPurify from 'dompurify';
+import { Marked } from 'marked';
+import type { Citation } from './types';
+
+const marked = new Marked({
+  gfm: true,
+  breaks: false,
+  async: false,
+  renderer: {
+    // Raw HTML in an answer is displayed, not interpreted.
+    html({ text }) {
+      return escapeHTML(text);
+    },
+    // Images would load remote content; show their alt text instead.
+    image({ text }) {
+      return escapeHTML(text);
+    },
+  },
+});
+
+export function escapeHTML(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+const ALLOWED_TAGS = [
+  'p', 'br', 'hr', 'strong', 'em', 'b', 'i', 'del', 's', 'code', 'pre', 'blockquote',
+  'ul', 'ol', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'a', 'table', 'thead', 'tbody',
+  'tr', 'th', 'td', 'sup', 'sub', 'span',
+];
+const ALLOWED_ATTR = ['href', 'title', 'start', 'align'];
+
+let hooked = false;
+function purifier() {
+  if (!hooked) {
+    hooked = true;
+    // Links may only be web or mail links; they open outside the app (see chat-message).
+    DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+      if (node.tagName === 'A') {
+        const href = node.getAttribute('href') ?? '';
+        if (!/^(https?:|mailto:)/i.test(href)) node.removeAttribute('href');
+        node.setAttribute('rel', 'noopener noreferrer');
+        node.setAttribute('target', '_blank');
+      }
+    });
+  }
+  return DOMPurify;
+}
+
+/** Markdown → sanitised HTML, without citation handling. */
+export function renderMarkdown(md: string): string {
+  const html = marked.parse(md ?? '') as string;
+  return purifier().sanitize(html, {
+    ALLOWED_TAGS,
+    ALLOWED_ATTR: [...ALLOWED_ATTR, 'rel', 'target'],
+    ALLOW_DATA_ATTR: false,
+  }) as string;
+}
+
+/** `[1]`, `[2, 3]`, `[2; 3]` — a bracketed list of citation numbers. */
+const MARKER = /\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]/g;
+const HAS_MARKER = /\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\]/;
+
+/** Maps citation number → citation: by its `n`, falling back to its position (n = index + 1). */
+export function citationIndex(citations: Citation[]): Map<number, Citation> {
+  const m = new Map<number, Citation>();
+  citations.forEach((c, i) => {
+    const n = c.n > 0 ? c.n : i + 1;
+    if (!m.has(n)) m.set(n, c);
+  });
+  return m;
+}
+
+export function citationLabel(c: Citation, n: number): string {
+  const title = c.doc_title || basename(c.doc_path) || 'document';
+  return c.page > 0 ? `Source ${n}: ${title}, page ${c.page}` : `Source ${n}: ${title}`;
+}
+
+export function basename(path: string): string {
+  return path.split(/[\\/]/).filter(Boolean).pop() ?? '';
+}
+
+const SKIP = new Set(['CODE', 'PRE', 'A', 'BUTTON']);
+
+/**
+ * Replaces citation markers in the text nodes of `root` with buttons. Markers whose
+ * number has no citation stay as text. Returns the number of buttons made.
+ */
+export function linkCitations(root: ParentNode & Node, citations: Citation[]): number {
+  const byN = citationIndex(citations);
+  if (byN.size === 0) return 0;
+  const doc = root.ownerDocument ?? document;
+  const walker = doc.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+    acceptNode(node) {
+      for (let p = node.parentNode; p && p !== root; p = p.parentNode) {
+        if (SKIP.has((p as Element).tagName)) return NodeFilter.FILTER_REJECT;
+      }
+      return HAS_MARKER.test(node.nodeValue ?? '') ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP;
+    },
+  });
+  const nodes: Text[] = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) nodes.push(n as Text);
+
+  let made = 0;
+  for (const node of nodes) {
+    const text = node.nodeValue ?? '';
+    const frag = doc.createDocumentFragment();
+    let last = 0;
+    MARKER.lastIndex = 0;
+    for (let m = MARKER.exec(text); m; m = MARKER.exec(text)) {
+      const nums = m[1].split(/\s*[,;]\s*/).map(Number);
+      if (!nums.some((n) => byN.has(n))) continue;
+      frag.append(text.slice(last, m.index));
+      const group = doc.createElement('span');
+      group.className = 'cite-group';
+      for (const n of nums) {
+        const c = byN.get(n);
+        if (!c) {
+          group.append(`[${n}]`);
+          continue;
+        }
+        const b = doc.createElement('button');
+        b.type = 'button';
+        b.className = 'cite';
+        b.dataset.cite = String(n);
+        b.dataset.testid = 'citation';
+        b.setAttribute('aria-label', citationLabel(c, n));
+        b.textContent = String(n);
+        group.append(b);
+        made++;
+      }
+      frag.append(group);
+      last = m.index + m[0].length;
+    }
+    if (last === 0) continue;
+    frag.append(text.slice(last));
+    node.replaceWith(frag);
+  }
+  return made;
+}
+
+/** The full pipeline: Markdown → sanitised HTML → citation buttons. Returns HTML. */
+export function renderAnswer(md: string, citations: Citation[]): string {
+  const html = renderMarkdown(md);
+  const tpl = document.createElement('template');
+  tpl.innerHTML = html;
+  linkCitations(tpl.content, citations);
+  return tpl.innerHTML;
+}

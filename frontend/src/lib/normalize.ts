@@ -1,0 +1,144 @@
+// Values from the backend are parsed here once, at the boundary: Go's nil slices arrive
+// as null, older backends may omit fields, and event payloads are untrusted JSON. Every
+// function returns a complete value with safe defaults and never throws.
+
+import type {
+  AnswerDone,
+  AnswerError,
+  AnswerStart,
+  AnswerToken,
+  Citation,
+  DocStatus,
+  Document,
+  DocumentEvent,
+  Hit,
+  Mode,
+  Status,
+  Usage,
+} from './types';
+
+type Obj = Record<string, unknown>;
+
+const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+const str = (v: unknown): string => (typeof v === 'string' ? v : v == null ? '' : String(v));
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : Number(v) || 0);
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+const MODES: Mode[] = ['full', 'lexical', 'no-model'];
+export const mode = (v: unknown): Mode => (MODES.includes(v as Mode) ? (v as Mode) : 'no-model');
+
+export function status(v: unknown): Status {
+  const o = obj(v);
+  const ol = obj(o.ollama);
+  return {
+    library: str(o.library),
+    mode: mode(o.mode),
+    reason: str(o.reason),
+    fix: str(o.fix),
+    ollama: {
+      host: str(ol.host),
+      reachable: ol.reachable === true,
+      version: str(ol.version),
+      models: arr(ol.models).map(str),
+    },
+    chat_model: str(o.chat_model),
+    embed_model: str(o.embed_model),
+    documents: num(o.documents),
+    chunks: num(o.chunks),
+  };
+}
+
+const DOC_STATUSES = ['queued', 'extracting', 'embedding', 'ready', 'failed', 'removed'];
+
+export function documentEvent(v: unknown): DocumentEvent {
+  const o = obj(v);
+  const p = obj(o.progress);
+  const s = str(o.status);
+  return {
+    id: str(o.id),
+    path: str(o.path),
+    title: str(o.title),
+    kind: str(o.kind),
+    pages: num(o.pages),
+    chunks: num(o.chunks),
+    bytes: num(o.bytes),
+    status: (DOC_STATUSES.includes(s) ? s : 'queued') as DocStatus | 'removed',
+    error: str(o.error),
+    progress: { done: num(p.done), total: num(p.total) },
+    added_at: str(o.added_at),
+  };
+}
+
+export function document(v: unknown): Document {
+  const d = documentEvent(v);
+  return { ...d, status: d.status === 'removed' ? 'failed' : d.status };
+}
+
+export function citation(v: unknown, i = 0): Citation {
+  const o = obj(v);
+  return {
+    n: num(o.n) || i + 1,
+    doc_id: str(o.doc_id),
+    doc_title: str(o.doc_title),
+    doc_path: str(o.doc_path),
+    page: num(o.page),
+    text: str(o.text),
+  };
+}
+
+export const citations = (v: unknown): Citation[] => arr(v).map(citation);
+
+export function hit(v: unknown): Hit {
+  const o = obj(v);
+  const mt = str(o.match_type);
+  return {
+    doc_id: str(o.doc_id),
+    doc_path: str(o.doc_path),
+    doc_title: str(o.doc_title),
+    page: num(o.page),
+    text: str(o.text),
+    score: num(o.score),
+    match_type: mt === 'vector' || mt === 'full_text' ? mt : 'hybrid',
+    lexical_rank: num(o.lexical_rank),
+    vector_rank: num(o.vector_rank),
+  };
+}
+
+function usage(v: unknown): Usage {
+  const o = obj(v);
+  return {
+    prompt_tokens: num(o.prompt_tokens),
+    completion_tokens: num(o.completion_tokens),
+    cost_usd: num(o.cost_usd),
+  };
+}
+
+export function answerStart(v: unknown): AnswerStart {
+  const o = obj(v);
+  return { askID: str(o.askID), question: str(o.question), citations: citations(o.citations), mode: mode(o.mode) };
+}
+
+export function answerToken(v: unknown): AnswerToken {
+  const o = obj(v);
+  return { askID: str(o.askID), text: str(o.text) };
+}
+
+export function answerDone(v: unknown): AnswerDone {
+  const o = obj(v);
+  return {
+    askID: str(o.askID),
+    answer: str(o.answer),
+    citations: citations(o.citations),
+    usage: usage(o.usage),
+    model: str(o.model),
+    mode: mode(o.mode),
+    note: str(o.note),
+  };
+}
+
+export function answerError(v: unknown): AnswerError {
+  const o = obj(v);
+  return { askID: str(o.askID), message: str(o.message), partial: str(o.partial) };
+}
+
+export const addResult = (v: unknown) => ({ queued: num(obj(v).queued) });

@@ -1,0 +1,128 @@
+// The library: documents kept up to date from `library:changed`, the selection that
+// scopes questions, and the ways to add and remove documents.
+
+import * as api from '../api';
+import { applyDocumentEvent, mergeListing, pruneSelection, summarize } from '../library';
+import type { AddResult, Document } from '../types';
+import type { ToastState } from './toasts.svelte';
+
+export class LibraryState {
+  docs = $state<Document[]>([]);
+  /** Documents that scope the next question; empty means all. */
+  selected = $state<string[]>([]);
+  loaded = $state(false);
+  loadError = $state('');
+  adding = $state(false);
+
+  summary = $derived(summarize(this.docs));
+
+  #loading = 0;
+  #touched = new Set<string>();
+  #onRemoved: (id: string) => void;
+
+  constructor(
+    private toasts: ToastState,
+    onRemoved: (id: string) => void = () => {},
+  ) {
+    this.#onRemoved = onRemoved;
+  }
+
+  byId = (id: string): Document | undefined => this.docs.find((d) => d.id === id);
+
+  /** Subscribes to library events and loads the list; returns the cleanup. */
+  connect(): () => void {
+    const off = api.on('library:changed', (ev) => {
+      if (this.#loading) this.#touched.add(ev.id);
+      const had = this.docs.some((d) => d.id === ev.id);
+      this.docs = applyDocumentEvent(this.docs, ev);
+      if (ev.status === 'removed' && had) this.#onRemoved(ev.id);
+      this.selected = pruneSelection(this.selected, this.docs);
+    });
+    void this.refresh();
+    return off;
+  }
+
+  refresh = async (): Promise<void> => {
+    this.#loading++;
+    try {
+      const listing = await api.listDocuments();
+      this.docs = mergeListing(listing, this.docs, this.#touched);
+      this.selected = pruneSelection(this.selected, this.docs);
+      this.loadError = '';
+    } catch (e) {
+      this.loadError = e instanceof Error ? e.message : String(e);
+    } finally {
+      if (--this.#loading === 0) this.#touched.clear();
+      this.loaded = true;
+    }
+  };
+
+  isSelected = (id: string): boolean => this.selected.includes(id);
+
+  toggle = (id: string): void => {
+    this.selected = this.isSelected(id) ? this.selected.filter((x) => x !== id) : [...this.selected, id];
+  };
+
+  clearSelection = (): void => {
+    this.selected = [];
+  };
+
+  remove = async (id: string): Promise<void> => {
+    try {
+      await api.removeDocument(id);
+      // The event usually comes too; this keeps the list right if it does not.
+      this.docs = this.docs.filter((d) => d.id !== id);
+      this.selected = this.selected.filter((x) => x !== id);
+      this.#onRemoved(id);
+    } catch (e) {
+      this.toasts.error(e, 'Could not remove');
+    }
+  };
+
+  /** `exact`: each item asked is one file (uploads), so a shortfall means duplicates. */
+  #added(r: AddResult, asked: number, exact: boolean) {
+    if (r.queued === 0 && asked > 0) this.toasts.show(asked === 1 ? 'Already in your library.' : 'Already in your library, or nothing to add.');
+    else if (exact && r.queued < asked) this.toasts.show(`Added ${r.queued}; ${asked - r.queued} already in your library.`);
+  }
+
+  /** Browser: File objects (picked or dropped) go up through /api/upload. */
+  upload = async (files: File[]): Promise<void> => {
+    if (!files.length) return;
+    this.adding = true;
+    try {
+      this.#added(await api.upload(files), files.length, true);
+      void this.refresh();
+    } catch (e) {
+      this.toasts.error(e, 'Could not add');
+    } finally {
+      this.adding = false;
+    }
+  };
+
+  /** Desktop: native paths from a drop. */
+  addPaths = async (paths: string[]): Promise<void> => {
+    if (!paths.length) return;
+    this.adding = true;
+    try {
+      this.#added(await api.addPaths(paths), paths.length, false);
+      void this.refresh();
+    } catch (e) {
+      this.toasts.error(e, 'Could not add');
+    } finally {
+      this.adding = false;
+    }
+  };
+
+  /** Desktop: the native open dialog. Cancelling it is not an error worth a notice. */
+  addDialog = async (): Promise<void> => {
+    this.adding = true;
+    try {
+      const r = await api.addDialog();
+      if (r.queued > 0) void this.refresh();
+    } catch (e) {
+      this.toasts.error(e, 'Could not add');
+    } finally {
+      this.adding = false;
+    }
+  };
+}

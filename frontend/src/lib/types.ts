@@ -1,0 +1,100 @@
+// Types of the bridge between the frontend and app.App, typed by hand from
+// docs/bridge.md. JSON field names are exact; do not rename.
+
+export type Mode = 'full' | 'lexical' | 'no-model';
+
+export type Status = {
+  library: string;
+  mode: Mode;
+  reason: string;
+  fix: string;
+  ollama: { host: string; reachable: boolean; version: string; models: string[] };
+  chat_model: string;
+  embed_model: string;
+  documents: number;
+  chunks: number;
+};
+
+export type DocStatus = 'queued' | 'extracting' | 'embedding' | 'ready' | 'failed';
+
+export type Document = {
+  id: string;
+  path: string;
+  title: string;
+  kind: string;
+  pages: number;
+  chunks: number;
+  bytes: number;
+  status: DocStatus;
+  error: string;
+  progress: { done: number; total: number };
+  added_at: string;
+};
+
+/** `library:changed` carries a Document; a removed one has `status: "removed"`. */
+export type DocumentEvent = Omit<Document, 'status'> & { status: DocStatus | 'removed' };
+
+export type Hit = {
+  doc_id: string;
+  doc_path: string;
+  doc_title: string;
+  page: number;
+  text: string;
+  score: number;
+  match_type: 'hybrid' | 'vector' | 'full_text';
+  lexical_rank: number;
+  vector_rank: number;
+};
+
+export type Citation = {
+  n: number;
+  doc_id: string;
+  doc_title: string;
+  doc_path: string;
+  page: number;
+  text: string;
+};
+
+export type Usage = { prompt_tokens: number; completion_tokens: number; cost_usd: number };
+
+export type AnswerStart = { askID: string; question: string; citations: Citation[]; mode: Mode };
+export type AnswerToken = { askID: string; text: string };
+export type AnswerDone = {
+  askID: string;
+  answer: string;
+  citations: Citation[];
+  usage: Usage;
+  model: string;
+  mode: Mode;
+  note: string;
+};
+export type AnswerError = { askID: string; message: string; partial: string };
+
+export type AddResult = { queued: number };
+
+/** Every event the backend emits, by name. Mirrors the Go event name consts. */
+export type EventMap = {
+  'library:changed': DocumentEvent;
+  'answer:start': AnswerStart;
+  'answer:token': AnswerToken;
+  'answer:done': AnswerDone;
+  'answer:error': AnswerError;
+  'status:changed': Status;
+};
+
+export type EventName = keyof EventMap;
+
+export const EVENT_NAMES: EventName[] = [
+  'library:changed',
+  'answer:start',
+  'answer:token',
+  'answer:done',
+  'answer:error',
+  'status:changed',
+];
+
+export type AnswerEvent =
+  | { name: 'answer:start'; data: AnswerStart }
+  | { name: 'answer:token'; data: AnswerToken }
+  | { name: 'answer:done'; data: AnswerDone }
+  | { name: 'answer:error'; data: AnswerError };
