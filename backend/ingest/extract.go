@@ -33,19 +33,17 @@ const (
 
 // extraction is what PDFium read from a document.
 type extraction struct {
-	pages    []string // normalised text per page, len = pages asked for
-	count    int      // PDFium's page count
+	pages    []string // normalised text per page
 	warnings []string
-	// Only when metadata was asked for (pdfcpu could not read the file):
+	// For when pdfcpu cannot read the file:
 	title, author string
 	outline       []Heading
 }
 
 // extractPDF reads the text of the pages of data with PDFium, spreading
-// the pages over as many free instances as the document is worth. want is
-// the number of pages to return (0: as many as PDFium sees). wantMeta asks
-// for title, author and outline too.
-func extractPDF(ctx context.Context, eng *engine, data []byte, password string, want int, wantMeta bool, progress Progress) (*extraction, error) {
+// the pages over as many free instances as the document is worth, and its
+// title, author and outline.
+func extractPDF(ctx context.Context, eng *engine, data []byte, password string, progress Progress) (*extraction, error) {
 	first, err := eng.acquire(ctx)
 	if err != nil {
 		return nil, err
@@ -59,16 +57,10 @@ func extractPDF(ctx context.Context, eng *engine, data []byte, password string, 
 		}
 		return nil, err
 	}
-	res := &extraction{count: d.count}
-	n := want
-	if n <= 0 {
-		n = d.count
-	}
-	res.pages = make([]string, n)
-	if wantMeta {
-		res.title, res.author, res.outline = pdfiumMeta(first, d.doc)
-	}
-	work := min(n, d.count) // pages PDFium can give
+	n := d.count
+	res := &extraction{pages: make([]string, n)}
+	res.title, res.author, res.outline = pdfiumMeta(first, d.doc)
+	work := n
 
 	x := &extractor{
 		ctx: ctx, eng: eng, data: data, password: password,
@@ -110,9 +102,6 @@ func extractPDF(ctx context.Context, eng *engine, data []byte, password string, 
 		return nil, err
 	}
 	res.warnings = x.warnings
-	if x.done < n && progress != nil {
-		progress(n, n) // pages beyond PDFium's count are empty
-	}
 	return res, nil
 }
 

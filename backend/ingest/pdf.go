@@ -38,13 +38,13 @@ func pdfcpuConfig(password string) *model.Configuration {
 
 // readStructure reads and validates data with pdfcpu. A failure to read is
 // returned; a failure to validate a readable file is only a warning.
-func readStructure(data []byte, password string) (st structure, err error) {
+func readStructure(c context.Context, data []byte, password string) (st structure, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = panicError("pdfcpu", v)
 		}
 	}()
-	ctx, err := api.ReadContext(bytes.NewReader(data), pdfcpuConfig(password))
+	ctx, err := pdfcpu.ReadWithContext(c, bytes.NewReader(data), pdfcpuConfig(password))
 	if err != nil {
 		return st, err
 	}
@@ -139,44 +139,45 @@ func fixOutline(hs []Heading, pages int) []Heading {
 
 func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) error {
 	path := doc.Path
-	st, perr := readStructure(data, opts.Password)
-	if perr != nil {
-		if errors.Is(perr, pdfcpu.ErrWrongPassword) {
-			return newError(ErrEncrypted, path, "", perr)
-		}
-		if !hasEOF(data) {
-			return newError(ErrCorrupt, path, "the file is truncated, perhaps an incomplete download", perr)
-		}
-		// pdfcpu is stricter than viewers; let PDFium, which repairs what it
-		// can as viewers do, have a go before calling the file damaged.
-	}
-
 	eng, err := sharedEngine()
 	if err != nil {
 		return err
 	}
-	want := 0
-	if perr == nil {
-		want = st.pages
+	// pdfcpu (structure) and PDFium (text) read the file at the same time;
+	// pdfcpu's verdict on encryption and damage is applied afterwards.
+	type structResult struct {
+		st  structure
+		err error
 	}
-	res, err := extractPDF(ctx, eng, data, opts.Password, want, perr != nil, opts.Progress)
-	if err != nil {
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case errors.Is(err, errPDFiumPassword):
-			return newError(ErrEncrypted, path, "", err)
-		case errors.Is(err, errPDFiumOpen):
-			detail := corruptDetail(perr)
-			if perr == nil {
-				detail = "PDFium cannot parse it"
-			}
-			return newError(ErrCorrupt, path, detail, errors.Join(perr, err))
+	sc := make(chan structResult, 1)
+	go func() {
+		st, err := readStructure(ctx, data, opts.Password)
+		sc <- structResult{st, err}
+	}()
+	res, xerr := extractPDF(ctx, eng, data, opts.Password, opts.Progress)
+	sr := <-sc
+	st, perr := sr.st, sr.err
+
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(perr, pdfcpu.ErrWrongPassword) || errors.Is(xerr, errPDFiumPassword):
+		return newError(ErrEncrypted, path, "", errors.Join(perr, xerr))
+	case perr != nil && !hasEOF(data):
+		return newError(ErrCorrupt, path, "the file is truncated, perhaps an incomplete download", perr)
+	case errors.Is(xerr, errPDFiumOpen):
+		detail := corruptDetail(perr)
+		if perr == nil {
+			detail = "PDFium cannot parse it"
 		}
-		return err
+		return newError(ErrCorrupt, path, detail, errors.Join(perr, xerr))
+	case xerr != nil:
+		return xerr
 	}
 
 	if perr != nil {
+		// pdfcpu is stricter than viewers; PDFium repairs what it can, as
+		// viewers do, so its reading stands, with a warning.
 		st = structure{
 			pages:   len(res.pages),
 			title:   res.title,
@@ -185,8 +186,8 @@ func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) erro
 			warnings: []string{"The PDF's structure is damaged (" + corruptDetail(perr) +
 				"); its text was recovered, but some pages may be missing."},
 		}
-	} else if res.count != st.pages {
-		st.warnings = append(st.warnings, fmt.Sprintf("PDFium sees %d pages where pdfcpu sees %d; page numbers follow pdfcpu.", res.count, st.pages))
+	} else if len(res.pages) != st.pages {
+		st.warnings = append(st.warnings, fmt.Sprintf("PDFium sees %d pages where pdfcpu sees %d; page numbers follow pdfcpu.", len(res.pages), st.pages))
 	}
 
 	doc.Pages = make([]Page, st.pages)
@@ -203,7 +204,7 @@ func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) erro
 	doc.Title = chooseTitle(st.title, doc.Pages, path)
 
 	for _, p := range doc.Pages {
-		if strings.TrimSpace(p.Text) != "" {
+		if p.Text != "" {
 			return nil
 		}
 	}
@@ -227,6 +228,8 @@ func corruptDetail(err error) string {
 	switch {
 	case errors.Is(err, pdfcpu.ErrCorruptHeader) || strings.Contains(msg, "header"):
 		return "its header is broken"
+	case strings.Contains(msg, "root"):
+		return "its document catalog is missing"
 	case strings.Contains(msg, "xref") || strings.Contains(msg, "startxref") || strings.Contains(msg, "trailer"):
 		return "its cross-reference table is broken"
 	case strings.Contains(msg, "page"):

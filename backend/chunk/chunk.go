@@ -1,0 +1,520 @@
+// Package chunk cuts an ingested document into passages for retrieval and
+// citation.
+//
+// [Split] treats a document as the text of its pages joined by
+// [PageSeparator] and cuts it into chunks of about [Options.Target]
+// characters. It prefers to cut before an outline heading, then at a
+// paragraph break, then after a sentence, then at a line break, then
+// between words; only text with no white space at all is cut mid-word.
+// When a cut falls inside a paragraph, the next chunk starts a little
+// before it ([Options.Overlap]) at a sentence or word start, so that a
+// sentence near a cut is whole in at least one chunk.
+//
+// Each [Chunk] says where its text lies: Start in page PageStart's text to
+// End in page PageEnd's text, so a citation can name its page(s) and the
+// viewer can highlight the passage. [PageText] rebuilds a chunk's text
+// from those offsets.
+package chunk
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/carrel-app/carrel/backend/ingest"
+)
+
+// PageSeparator joins the text of consecutive pages when a chunk crosses a
+// page break. Pages with no text are skipped and add no separator.
+const PageSeparator = "\n"
+
+// Options tune [Split]. Sizes count characters (runes), not bytes.
+type Options struct {
+	// Target is the preferred chunk size.
+	Target int
+	// Min is the smallest chunk cut from a longer text. A document, or the
+	// last chunk of one, may be shorter.
+	Min int
+	// Max is the largest chunk; a text with no white space for Max
+	// characters is cut there.
+	Max int
+	// Overlap is the fraction of a chunk that the next chunk repeats when
+	// the cut between them falls inside a paragraph (0 to 0.5).
+	Overlap float64
+}
+
+// DefaultOptions suit passages for a small embedding model and a prompt of
+// a few thousand tokens: about 900 characters (200 to 300 tokens of
+// English), at least 200, at most 1200, and 15% overlap.
+func DefaultOptions() Options {
+	return Options{Target: 900, Min: 200, Max: 1200, Overlap: 0.15}
+}
+
+// sane returns o with out-of-range values replaced or clamped.
+func (o Options) sane() Options {
+	d := DefaultOptions()
+	if o.Target <= 0 {
+		o.Target = d.Target
+	}
+	if o.Min <= 0 || o.Min > o.Target {
+		o.Min = max(1, min(d.Min, o.Target/2))
+	}
+	if o.Max < o.Target {
+		o.Max = o.Target + o.Target/3
+	}
+	o.Overlap = min(max(o.Overlap, 0), 0.5)
+	return o
+}
+
+// Chunk is one passage of a document.
+type Chunk struct {
+	// Text is the passage: never empty, never starting or ending with white
+	// space. Across a page break the pages' texts are joined with
+	// PageSeparator.
+	Text string
+	// PageStart and PageEnd are the 1-based physical pages the passage
+	// starts and ends on; equal unless it crosses a page break.
+	PageStart, PageEnd int
+	// Start is the byte offset in page PageStart's Text where the passage
+	// starts.
+	Start int
+	// End is the byte offset in page PageEnd's Text where the passage ends
+	// (exclusive).
+	End int
+	// Section is the title of the nearest outline heading at or before the
+	// passage's start, or "" if there is none.
+	Section string
+}
+
+// ID is a chunk's identity: the hex SHA-256 of its text with runs of white
+// space collapsed to one space and the ends trimmed. Case is kept.
+func ID(text string) string {
+	sum := sha256.Sum256([]byte(strings.Join(strings.Fields(text), " ")))
+	return hex.EncodeToString(sum[:])
+}
+
+// PageText rebuilds the text a chunk's offsets point to in doc: the tail of
+// page PageStart from Start, the whole text of any pages in between, and
+// the head of page PageEnd up to End, joined with PageSeparator. For a
+// chunk from Split(doc, …) it equals c.Text. It returns "" if the offsets
+// do not fit doc.
+func PageText(doc *ingest.Document, c Chunk) string {
+	n := len(doc.Pages)
+	if c.PageStart < 1 || c.PageEnd < c.PageStart || c.PageEnd > n {
+		return ""
+	}
+	first, last := doc.Pages[c.PageStart-1].Text, doc.Pages[c.PageEnd-1].Text
+	if c.Start < 0 || c.Start > len(first) || c.End < 0 || c.End > len(last) {
+		return ""
+	}
+	if c.PageStart == c.PageEnd {
+		if c.Start > c.End {
+			return ""
+		}
+		return first[c.Start:c.End]
+	}
+	var b strings.Builder
+	b.WriteString(first[c.Start:])
+	for p := c.PageStart + 1; p < c.PageEnd; p++ {
+		if t := doc.Pages[p-1].Text; t != "" {
+			b.WriteString(PageSeparator)
+			b.WriteString(t)
+		}
+	}
+	b.WriteString(PageSeparator)
+	b.WriteString(last[:c.End])
+	return b.String()
+}
+
+// Split cuts doc into chunks, in reading order. Chunks follow each other or
+// overlap; together they cover all of the document's text.
+func Split(doc *ingest.Document, opts Options) []Chunk {
+	if doc == nil {
+		return nil
+	}
+	s := newStream(doc)
+	if s.text == "" {
+		return nil
+	}
+	heads := s.locateHeadings(doc.Outline)
+	sp := splitter{stream: s, opts: opts.sane(), heads: heads}
+	return sp.split()
+}
+
+// stream is the document's text as one string: the non-empty pages joined
+// with PageSeparator.
+type stream struct {
+	text   string
+	starts []int // offset in text where each segment starts
+	pages  []int // 1-based page number of each segment
+	lens   []int // length of each segment
+}
+
+func newStream(doc *ingest.Document) *stream {
+	s := &stream{}
+	var b strings.Builder
+	for i, p := range doc.Pages {
+		if p.Text == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(PageSeparator)
+		}
+		s.starts = append(s.starts, b.Len())
+		s.pages = append(s.pages, i+1)
+		s.lens = append(s.lens, len(p.Text))
+		b.WriteString(p.Text)
+	}
+	s.text = b.String()
+	return s
+}
+
+// segment returns the index of the segment holding byte pos, which must
+// not lie on a separator.
+func (s *stream) segment(pos int) int {
+	return sort.Search(len(s.starts), func(i int) bool { return s.starts[i] > pos }) - 1
+}
+
+// heading is an outline entry placed in the stream.
+type heading struct {
+	title string
+	pos   int
+	exact bool // its title was found in the text, not assumed at page start
+}
+
+// locateHeadings finds where each outline heading's title appears on its
+// page (preferring an occurrence at the start of a line), falling back to
+// the start of the page. The result is sorted by position.
+func (s *stream) locateHeadings(outline []ingest.Heading) []heading {
+	var out []heading
+	for _, h := range outline {
+		// The first segment of this page or, if it has no text, of the
+		// next page that has.
+		k := sort.Search(len(s.pages), func(i int) bool { return s.pages[i] >= h.Page })
+		if k == len(s.pages) {
+			out = append(out, heading{title: h.Title, pos: len(s.text)})
+			continue
+		}
+		pos, exact := s.starts[k], false
+		if s.pages[k] == h.Page && len(outline) <= 5000 {
+			if off, ok := findTitle(s.text[s.starts[k]:s.starts[k]+s.lens[k]], h.Title); ok {
+				pos, exact = s.starts[k]+off, true
+			}
+		}
+		out = append(out, heading{title: h.Title, pos: pos, exact: exact})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].pos < out[j].pos })
+	return out
+}
+
+// findTitle finds title in page, case-insensitively and with any white
+// space between its words, preferring a match that starts a line.
+func findTitle(page, title string) (int, bool) {
+	words := strings.Fields(title)
+	if len(words) == 0 || len(words) > 40 {
+		return 0, false
+	}
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	re, err := regexp.Compile(`(?i)` + strings.Join(words, `\s+`))
+	if err != nil {
+		return 0, false
+	}
+	matches := re.FindAllStringIndex(page, 20)
+	if len(matches) == 0 {
+		return 0, false
+	}
+	for _, m := range matches {
+		lineStart := strings.LastIndexByte(page[:m[0]], '\n') + 1
+		// Allow a section number before the title ("2.3 Methods").
+		if strings.TrimLeft(page[lineStart:m[0]], "0123456789.IVXivx \t") == "" {
+			return lineStart, true
+		}
+	}
+	return matches[0][0], true
+}
+
+// Boundary classes, best first.
+type class int
+
+const (
+	atHeading class = iota
+	atParagraph
+	atSentence
+	atLine
+	atWord
+	atHard
+)
+
+// penalty is added to a cut's distance from the target (as a fraction of
+// it): a paragraph break 40% off target beats a sentence end on target.
+var penalty = [...]float64{
+	atHeading:   -0.4,
+	atParagraph: 0.1,
+	atSentence:  0.5,
+	atLine:      0.6,
+	atWord:      0.8,
+	atHard:      3,
+}
+
+type splitter struct {
+	*stream
+	opts  Options
+	heads []heading
+	pos   []int // scratch: byte offset of each rune of the window
+}
+
+func (sp *splitter) split() []Chunk {
+	var chunks []Chunk
+	text := sp.text
+	start := skipSpace(text, 0)
+	for start < len(text) {
+		cut, next := sp.cut(start)
+		end := trimRightSpace(text, start, cut)
+		if end > start {
+			chunks = append(chunks, sp.chunk(start, end))
+		}
+		if next <= start { // cannot happen; guards against a loop
+			next = cut
+		}
+		start = skipSpace(text, next)
+	}
+	return chunks
+}
+
+// chunk makes the Chunk for stream bytes [s, e), which start and end with
+// non-space characters.
+func (sp *splitter) chunk(s, e int) Chunk {
+	a, b := sp.segment(s), sp.segment(e-1)
+	c := Chunk{
+		Text:      sp.text[s:e],
+		PageStart: sp.pages[a],
+		PageEnd:   sp.pages[b],
+		Start:     s - sp.starts[a],
+		End:       e - sp.starts[b],
+	}
+	// The last heading at or before s.
+	i := sort.Search(len(sp.heads), func(i int) bool { return sp.heads[i].pos > s })
+	if i > 0 {
+		c.Section = sp.heads[i-1].title
+	}
+	return c
+}
+
+// cut decides where the chunk starting at byte start ends (cut) and where
+// the next one starts (next, before skipping white space).
+func (sp *splitter) cut(start int) (cut, next int) {
+	text, o := sp.text, sp.opts
+	// Byte offsets of the runes from start, up to Max+Min runes ahead.
+	sp.pos = sp.pos[:0]
+	i := start
+	for len(sp.pos) <= o.Max+o.Min && i < len(text) {
+		sp.pos = append(sp.pos, i)
+		_, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+	}
+	sp.pos = append(sp.pos, i) // pos[k] is where rune k starts; pos[len-1] is the end
+	runes := len(sp.pos) - 1
+	if i == len(text) && runes <= o.Max {
+		return len(text), len(text) // the rest fits
+	}
+	lo, hi := o.Min, o.Max
+	if i == len(text) && runes-o.Min < hi {
+		hi = max(runes-o.Min, lo) // leave the last chunk at least Min
+	}
+	hi = min(hi, runes)
+
+	best, bestK, bestClass := 1e9, hi, atHard
+	consider := func(k int, c class) {
+		score := penalty[c] + abs(float64(k-o.Target))/float64(o.Target)
+		if score < best {
+			best, bestK, bestClass = score, k, c
+		}
+	}
+	hk := sort.Search(len(sp.heads), func(j int) bool { return sp.heads[j].pos >= sp.pos[lo] })
+	for ; hk < len(sp.heads) && sp.heads[hk].pos <= sp.pos[hi]; hk++ {
+		k := sort.SearchInts(sp.pos, sp.heads[hk].pos)
+		if k > hi || sp.pos[k] != sp.heads[hk].pos {
+			continue
+		}
+		// The chunk must hold Min runes without the white space before
+		// the heading.
+		e := trimRightSpace(text, start, sp.pos[k])
+		if sort.SearchInts(sp.pos, e) >= lo {
+			consider(k, atHeading)
+		}
+	}
+	for k := lo; k <= hi; k++ {
+		p := sp.pos[k]
+		if p >= len(text) || !isSpaceAt(text, p) || isSpaceBefore(text, p) {
+			continue // not the start of a run of white space
+		}
+		consider(k, sp.classify(p))
+	}
+	cut = sp.pos[bestK]
+	if bestClass == atHeading || bestClass == atParagraph || o.Overlap == 0 {
+		return cut, cut
+	}
+	return cut, sp.overlapStart(bestK)
+}
+
+// classify names the boundary at p, the start of a run of white space.
+func (sp *splitter) classify(p int) class {
+	text := sp.text
+	q := skipSpace(text, p)
+	newlines := strings.Count(text[p:q], "\n")
+	if newlines >= 2 {
+		return atParagraph
+	}
+	if sentenceEnd(text, p, q) {
+		return atSentence
+	}
+	if newlines == 1 {
+		return atLine
+	}
+	return atWord
+}
+
+// overlapStart picks where the next chunk starts when the chunk of k runes
+// was cut inside a paragraph: about Overlap·k runes before the cut, at a
+// sentence start if one is near, else at a word start.
+func (sp *splitter) overlapStart(k int) int {
+	ov := int(sp.opts.Overlap*float64(k) + 0.5)
+	if ov == 0 {
+		return sp.pos[k]
+	}
+	want := k - ov
+	lo, hi := max(1, k-ov*3/2), k-max(1, ov/2)
+	bestSentence, bestWord := -1, -1
+	for j := lo; j <= hi; j++ {
+		p := sp.pos[j]
+		if isSpaceAt(sp.text, p) || !isSpaceBefore(sp.text, p) {
+			continue // not a word start
+		}
+		runStart := p
+		for runStart > 0 && isSpaceBefore(sp.text, runStart) {
+			_, size := utf8.DecodeLastRuneInString(sp.text[:runStart])
+			runStart -= size
+		}
+		if sentenceEnd(sp.text, runStart, p) && (bestSentence < 0 || abs(float64(j-want)) < abs(float64(bestSentence-want))) {
+			bestSentence = j
+		}
+		if bestWord < 0 || abs(float64(j-want)) < abs(float64(bestWord-want)) {
+			bestWord = j
+		}
+	}
+	switch {
+	case bestSentence >= 0:
+		return sp.pos[bestSentence]
+	case bestWord >= 0:
+		return sp.pos[bestWord]
+	}
+	return sp.pos[max(1, want)]
+}
+
+// abbreviations end with a period but rarely end a sentence.
+var abbreviations = map[string]bool{
+	"e.g": true, "i.e": true, "cf": true, "vs": true, "etc": true, "al": true,
+	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "st": true,
+	"fig": true, "figs": true, "eq": true, "eqs": true, "sec": true, "ch": true,
+	"no": true, "vol": true, "pp": true, "p": true, "approx": true, "resp": true,
+	"z.b": true, "bzw": true, "usw": true, "ca": true,
+}
+
+// sentenceEnd reports whether the text before the white space [p, q) ends
+// a sentence: a terminal mark, perhaps followed by closing quotes or
+// brackets, not after a known abbreviation or an initial, and not followed
+// by a lowercase letter.
+func sentenceEnd(text string, p, q int) bool {
+	i := p
+	for i > 0 {
+		r, size := utf8.DecodeLastRuneInString(text[:i])
+		if !strings.ContainsRune(`"')]}»”’`, r) {
+			break
+		}
+		i -= size
+	}
+	if i == 0 {
+		return false
+	}
+	r, size := utf8.DecodeLastRuneInString(text[:i])
+	switch r {
+	case '!', '?', '…', '。', '！', '？':
+	case '.':
+		word := text[:i-size]
+		j := len(word)
+		for j > 0 {
+			r, s := utf8.DecodeLastRuneInString(word[:j])
+			if !unicode.IsLetter(r) && r != '.' {
+				break
+			}
+			j -= s
+		}
+		word = word[j:]
+		if abbreviations[strings.ToLower(word)] {
+			return false
+		}
+		if utf8.RuneCountInString(word) == 1 && unicode.IsUpper([]rune(word)[0]) {
+			return false // an initial: "J. Smith"
+		}
+	default:
+		return false
+	}
+	if q < len(text) {
+		if next, _ := utf8.DecodeRuneInString(text[q:]); unicode.IsLower(next) {
+			return false
+		}
+	}
+	return true
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func isSpaceAt(s string, i int) bool {
+	if s[i] < utf8.RuneSelf {
+		return asciiSpace[s[i]]
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsSpace(r)
+}
+
+func isSpaceBefore(s string, i int) bool {
+	if i == 0 {
+		return false
+	}
+	if s[i-1] < utf8.RuneSelf {
+		return asciiSpace[s[i-1]]
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return unicode.IsSpace(r)
+}
+
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// skipSpace returns the offset of the first non-space rune at or after i.
+func skipSpace(s string, i int) int {
+	for i < len(s) && isSpaceAt(s, i) {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return i
+}
+
+// trimRightSpace returns e moved back over white space, not before s.
+func trimRightSpace(text string, s, e int) int {
+	for e > s && isSpaceBefore(text, e) {
+		_, size := utf8.DecodeLastRuneInString(text[:e])
+		e -= size
+	}
+	return e
+}
