@@ -62,6 +62,13 @@ describe('answer events', () => {
     expect(t.error).toBe('');
   });
 
+  it('does not read a missing mode on answer:start as no-model', () => {
+    const ev: AnswerEvent = { name: 'answer:start', data: parse.answerStart({ askID: 'a1', question: 'q', citations: [] }) };
+    const { t } = run([ev, token('a1', 'x')]);
+    expect(t.mode).toBe('');
+    expect(t.state).toBe('streaming');
+  });
+
   it('shows the no-model note', () => {
     const { t } = run([done('a1', 'A passage. [1]', { mode: 'no-model', note: 'Ollama is not running: start it.' })]);
     expect(t.mode).toBe('no-model');

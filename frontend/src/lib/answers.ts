@@ -56,7 +56,7 @@ export function applyAnswerEvent(t: Turn, ev: AnswerEvent): void {
     case 'answer:start':
       if (t.state === 'sending' || t.state === 'waiting') t.state = 'streaming';
       t.citations = ev.data.citations;
-      t.mode = ev.data.mode;
+      if (ev.data.mode) t.mode = ev.data.mode;
       return;
     case 'answer:token':
       if (t.state === 'sending' || t.state === 'waiting') t.state = 'streaming';
@@ -70,7 +70,7 @@ export function applyAnswerEvent(t: Turn, ev: AnswerEvent): void {
       if (d.citations.length || !t.citations.length) t.citations = d.citations;
       t.usage = d.usage;
       t.model = d.model;
-      t.mode = d.mode;
+      if (d.mode) t.mode = d.mode;
       t.note = d.note;
       if (t.state !== 'stopped') t.state = 'done';
       return;

@@ -25,7 +25,10 @@ const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v)
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 const MODES: Mode[] = ['full', 'lexical', 'no-model'];
+/** Status mode: unknown values read as the most careful one. */
 export const mode = (v: unknown): Mode => (MODES.includes(v as Mode) ? (v as Mode) : 'no-model');
+/** An answer's mode: optional (answer:start may omit it); unknown values read as ''. */
+export const answerMode = (v: unknown): Mode | '' => (MODES.includes(v as Mode) ? (v as Mode) : '');
 
 export function status(v: unknown): Status {
   const o = obj(v);
@@ -115,7 +118,7 @@ function usage(v: unknown): Usage {
 
 export function answerStart(v: unknown): AnswerStart {
   const o = obj(v);
-  return { askID: str(o.askID), question: str(o.question), citations: citations(o.citations), mode: mode(o.mode) };
+  return { askID: str(o.askID), question: str(o.question), citations: citations(o.citations), mode: answerMode(o.mode) };
 }
 
 export function answerToken(v: unknown): AnswerToken {
@@ -131,7 +134,7 @@ export function answerDone(v: unknown): AnswerDone {
     citations: citations(o.citations),
     usage: usage(o.usage),
     model: str(o.model),
-    mode: mode(o.mode),
+    mode: answerMode(o.mode),
     note: str(o.note),
   };
 }

@@ -57,7 +57,7 @@ export type Citation = {
 
 export type Usage = { prompt_tokens: number; completion_tokens: number; cost_usd: number };
 
-export type AnswerStart = { askID: string; question: string; citations: Citation[]; mode: Mode };
+export type AnswerStart = { askID: string; question: string; citations: Citation[]; mode: Mode | '' };
 export type AnswerToken = { askID: string; text: string };
 export type AnswerDone = {
   askID: string;
@@ -65,7 +65,7 @@ export type AnswerDone = {
   citations: Citation[];
   usage: Usage;
   model: string;
-  mode: Mode;
+  mode: Mode | '';
   note: string;
 };
 export type AnswerError = { askID: string; message: string; partial: string };

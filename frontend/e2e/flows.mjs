@@ -1,0 +1,180 @@
+// Browser flows against the real backend. Each takes a started backend and a page.
+
+import { assert, screenshot } from './harness.mjs';
+
+const READY_TIMEOUT = 180_000; // ingest with real embeddings on 2 shared cores
+const ANSWER_TIMEOUT = 180_000;
+
+export async function uploadAndWaitReady(page, pdfPath, shot) {
+  await page.setInputFiles('[data-testid=file-input]', pdfPath);
+  const doc = page.locator('[data-testid=document]').first();
+  await doc.waitFor({ timeout: 30_000 });
+  if (shot) await screenshot(page, shot);
+  await page.waitForFunction(
+    () => {
+      const d = document.querySelector('[data-testid=document]');
+      const s = d?.getAttribute('data-status');
+      if (s === 'failed') throw new Error(`ingest failed: ${d.querySelector('[data-testid=document-error]')?.textContent}`);
+      return s === 'ready';
+    },
+    null,
+    { timeout: READY_TIMEOUT, polling: 250 },
+  );
+  return doc;
+}
+
+/** Records every distinct state of the last answer, to prove tokens streamed in. */
+async function watchAnswers(page) {
+  await page.evaluate(() => {
+    const w = window;
+    w.__answerSamples = [];
+    const seen = new Set();
+    const sample = () => {
+      const all = document.querySelectorAll('[data-testid=answer]');
+      const a = all[all.length - 1];
+      if (!a) return;
+      const streaming = a.querySelector('[data-testid=answer-streaming]');
+      const s = { state: a.dataset.state, tokens: Number(a.dataset.tokens), chars: streaming ? streaming.textContent.length : -1 };
+      const key = `${s.state}/${s.tokens}/${s.chars}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        w.__answerSamples.push(s);
+      }
+    };
+    w.__answerObserver?.disconnect();
+    w.__answerObserver = new MutationObserver(sample);
+    w.__answerObserver.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
+}
+
+export async function ask(page, question) {
+  await watchAnswers(page);
+  const before = await page.locator('[data-testid=turn]').count();
+  await page.fill('[data-testid=ask-input]', question);
+  await page.keyboard.press('Enter');
+  await page.locator('[data-testid=turn]').nth(before).waitFor();
+  return page.locator('[data-testid=answer]').nth(before);
+}
+
+export async function waitAnswerFinished(page, answer) {
+  await page.waitForFunction(
+    (el) => ['done', 'error', 'stopped'].includes(el.dataset.state),
+    await answer.elementHandle(),
+    { timeout: ANSWER_TIMEOUT, polling: 100 },
+  );
+  return answer.getAttribute('data-state');
+}
+
+/** Fraction of pixels that are not (near) white: > 0 when pdf.js drew something. */
+async function inkOnCanvas(page) {
+  return page.evaluate(() => {
+    const c = document.querySelector('[data-testid=viewer-canvas]');
+    if (!c || !c.width) return 0;
+    const ctx = c.getContext('2d');
+    const { data } = ctx.getImageData(0, 0, c.width, c.height);
+    let ink = 0;
+    for (let i = 0; i < data.length; i += 16) if (data[i] < 200 || data[i + 1] < 200 || data[i + 2] < 200) ink++;
+    return ink / (data.length / 16);
+  });
+}
+
+export async function openCitationAndCheckViewer(page, answer, shot) {
+  const marker = answer.locator('[data-testid=answer-body] button.cite').first();
+  await marker.waitFor({ timeout: 10_000 });
+  const label = (await marker.getAttribute('aria-label')) ?? '';
+  const pageNo = Number(/page (\d+)/.exec(label)?.[1] ?? '1');
+
+  // Hover shows the passage.
+  await marker.hover();
+  const tip = page.locator('[data-testid=citation-tooltip]');
+  await tip.waitFor({ timeout: 5_000 });
+  const tipText = (await tip.textContent()) ?? '';
+  assert(tipText.trim().length > 20, `tooltip shows the passage (got ${JSON.stringify(tipText)})`);
+  await screenshot(page, `${shot}-tooltip`);
+
+  await marker.click();
+  await page.locator(`[data-testid=viewer-page][data-page="${pageNo}"]`).waitFor({ timeout: 60_000 });
+  const input = await page.inputValue('[data-testid=viewer-page-input]');
+  assert(input === String(pageNo), `viewer shows cited page ${pageNo} (page box says ${input})`);
+  const count = (await page.textContent('[data-testid=viewer-page-count]'))?.trim();
+  assert(/^of \d+$/.test(count ?? ''), `page count shown (${count})`);
+  const ink = await inkOnCanvas(page);
+  assert(ink > 0.005, `canvas is drawn (ink ${ink.toFixed(4)})`);
+  const highlights = await page.locator('[data-testid=passage-highlight]').count();
+  assert(highlights > 0, 'the cited passage is highlighted on the page');
+  const hlVisible = await page.locator('[data-testid=passage-highlight]').first().isVisible();
+  assert(hlVisible, 'the highlight is visible');
+  await page.waitForTimeout(500); // let the smooth scroll settle for the screenshot
+  await screenshot(page, `${shot}-viewer`);
+  return { pageNo, highlights, ink };
+}
+
+// ---- flows --------------------------------------------------------------------------
+
+export async function fullFlow({ page, url, pdf, question }) {
+  await page.goto(url);
+  const badge = page.locator('[data-testid=mode-badge]');
+  await badge.waitFor({ timeout: 30_000 });
+  const mode = await badge.getAttribute('data-mode');
+  assert(mode === 'full' || mode === 'lexical', `a model is available (mode ${mode}: ${await badge.textContent()})`);
+  await screenshot(page, 'full-1-start');
+
+  await uploadAndWaitReady(page, pdf, 'full-2-ingesting');
+  await screenshot(page, 'full-3-ready');
+
+  const answer = await ask(page, question);
+  await answer.locator('[data-testid=answer-streaming]').waitFor({ timeout: ANSWER_TIMEOUT });
+  await screenshot(page, 'full-4-streaming');
+  const state = await waitAnswerFinished(page, answer);
+  assert(state === 'done', `answer finished (state ${state}: ${await answer.textContent()})`);
+
+  const samples = await page.evaluate(() => window.__answerSamples);
+  const streamed = samples.filter((s) => s.state === 'streaming' && s.tokens > 0);
+  const distinct = new Set(streamed.map((s) => s.tokens));
+  assert(distinct.size >= 3, `several token updates were visible before done (saw ${distinct.size}: ${JSON.stringify(streamed.slice(0, 8))})`);
+  const lengths = streamed.map((s) => s.chars).filter((n) => n >= 0);
+  assert(lengths.length >= 3 && lengths[lengths.length - 1] > lengths[0], 'the visible text grew while streaming');
+
+  const markers = await answer.locator('[data-testid=answer-body] button.cite').count();
+  assert(markers > 0, `a citation marker appears in the answer (${await answer.locator('[data-testid=answer-body]').textContent()})`);
+  await screenshot(page, 'full-5-answer');
+
+  const viewer = await openCitationAndCheckViewer(page, answer, 'full-6');
+
+  // Stop: a second question, stopped while it streams; the partial answer stays.
+  const second = await ask(page, question);
+  await second.locator('[data-testid=answer-streaming]').waitFor({ timeout: ANSWER_TIMEOUT });
+  await page.click('[data-testid=stop-button]');
+  const stopped = await waitAnswerFinished(page, second);
+  assert(stopped === 'stopped' || stopped === 'done', `Stop ends the answer (state ${stopped})`);
+  await page.waitForTimeout(500);
+  assert((await second.getAttribute('data-state')) === stopped, 'no late tokens or errors after Stop');
+  await page.locator('[data-testid=send-button]').waitFor();
+  await screenshot(page, 'full-7-stopped');
+
+  return { mode, tokens: distinct.size, markers, ...viewer, stopped };
+}
+
+export async function noModelFlow({ page, url, pdf, question }) {
+  await page.goto(url);
+  const badge = page.locator('[data-testid=mode-badge]');
+  await badge.waitFor({ timeout: 30_000 });
+  const text = (await badge.textContent())?.trim();
+  assert(text === 'No model', `badge says No model (got ${text})`);
+  const notice = (await page.locator('[data-testid=mode-notice]').textContent())?.trim() ?? '';
+  assert(notice.length > 10, `the reason and fix are shown (${notice})`);
+
+  await uploadAndWaitReady(page, pdf);
+  const answer = await ask(page, question);
+  const state = await waitAnswerFinished(page, answer);
+  assert(state === 'done', `answer finished (state ${state}: ${await answer.textContent()})`);
+  const note = (await answer.locator('[data-testid=answer-note]').textContent())?.trim() ?? '';
+  assert(note.length > 10, `the answer carries the no-model note (${note})`);
+  const body = (await answer.locator('[data-testid=answer-body]').textContent()) ?? '';
+  assert(body.trim().length > 40, 'the answer is made of passages');
+  const markers = await answer.locator('[data-testid=answer-body] button.cite').count();
+  assert(markers > 0, 'the passages carry citation markers');
+  await screenshot(page, 'no-model-1-answer');
+  const viewer = await openCitationAndCheckViewer(page, answer, 'no-model-2');
+  return { note, markers, ...viewer };
+}

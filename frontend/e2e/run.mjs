@@ -1,0 +1,106 @@
+// npm run e2e: browser tests against the real Go backend and a real Ollama server.
+//
+//   CARREL_BIN   the carrel binary (default ../build/bin/carrel, relative to frontend/)
+//   CHROMIUM     the browser (default /usr/bin/chromium)
+//   E2E_ONLY     run only the named flow (full | no-model)
+//
+// Screenshots go to frontend/test-results/. Ends with "N passed, N failed".
+
+import { rmSync } from 'node:fs';
+import { assert, carrelBin, cleanup, closedPort, openBrowser, pdfcpuTestdata, resultsDir, screenshot, startCarrel, startOllama } from './harness.mjs';
+import { fullFlow, noModelFlow } from './flows.mjs';
+
+const QUESTION = 'What happens on a delicious evening by the pond, when the bullfrogs trump?';
+
+const tests = [
+  {
+    name: 'full',
+    title: 'upload a PDF, stream an answer, open its citation in the viewer (real Ollama)',
+    async run(ctx) {
+      const ollama = await ctx.ollama();
+      const carrel = await startCarrel({ ollamaHost: ollama.host, chatModel: ollama.chatModel, embedModel: ollama.embedModel });
+      try {
+        return await ctx.inBrowser((page) => fullFlow({ page, url: carrel.url, pdf: ctx.pdf, question: QUESTION }), carrel);
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'no-model',
+    title: 'no Ollama: the badge says so, answers are passages with the note',
+    async run(ctx) {
+      const port = await closedPort();
+      const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
+      try {
+        return await ctx.inBrowser((page) => noModelFlow({ page, url: carrel.url, pdf: ctx.pdf, question: QUESTION }), carrel);
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
+];
+
+async function main() {
+  carrelBin(); // fail early with a clear message
+  rmSync(resultsDir, { recursive: true, force: true }); // screenshots of this run only
+  const pdf = pdfcpuTestdata('Walden.pdf');
+  let ollamaP = null;
+  const ctx = {
+    pdf,
+    ollama: () => (ollamaP ??= startOllama()),
+    async inBrowser(fn, carrel) {
+      const b = await openBrowser();
+      try {
+        const result = await fn(b.page);
+        assert(b.problems.length === 0, `no page errors or CSP violations:\n  ${b.problems.join('\n  ')}`);
+        return result;
+      } catch (e) {
+        await screenshot(b.page, `failure-${Date.now()}`).catch(() => {});
+        const log = carrel?.log?.() ?? '';
+        if (log) e.message += `\n--- carrel log (tail) ---\n${log.slice(-2000)}`;
+        if (b.problems.length) e.message += `\n--- browser ---\n${b.problems.join('\n')}`;
+        throw e;
+      } finally {
+        await b.close();
+      }
+    },
+  };
+
+  const only = process.env.E2E_ONLY;
+  let passed = 0;
+  let failed = 0;
+  for (const t of tests) {
+    if (only && t.name !== only) continue;
+    const t0 = Date.now();
+    try {
+      const res = await t.run(ctx);
+      passed++;
+      console.log(`ok   ${t.name}: ${t.title} (${((Date.now() - t0) / 1000).toFixed(1)}s) ${JSON.stringify(res)}`);
+    } catch (e) {
+      failed++;
+      console.log(`FAIL ${t.name}: ${t.title} (${((Date.now() - t0) / 1000).toFixed(1)}s)\n  ${String(e?.stack || e).replace(/\n/g, '\n  ')}`);
+    }
+  }
+  return { passed, failed };
+}
+
+let code = 1;
+const hardStop = setTimeout(() => {
+  console.log('e2e: overall timeout (20 minutes)');
+  void cleanup().finally(() => process.exit(1));
+}, 20 * 60_000);
+hardStop.unref();
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => void cleanup().finally(() => process.exit(130)));
+
+try {
+  const { passed, failed } = await main();
+  console.log(`${passed} passed, ${failed} failed`);
+  code = failed === 0 && passed > 0 ? 0 : 1;
+} catch (e) {
+  console.log(`e2e: ${e?.message || e}`);
+  console.log('0 passed, 1 failed');
+} finally {
+  await cleanup();
+}
+process.exit(code);

@@ -1,0 +1,181 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import * as api from './api';
+
+/** A stand-in EventSource (jsdom has none) that tests can push events through. */
+class FakeEventSource {
+  static instances: FakeEventSource[] = [];
+  static readonly OPEN = 1;
+  readyState = 0;
+  listeners = new Map<string, ((e: MessageEvent) => void)[]>();
+  onopen: (() => void) | null = null;
+  onerror: (() => void) | null = null;
+  closed = false;
+  constructor(readonly url: string) {
+    FakeEventSource.instances.push(this);
+  }
+  addEventListener(name: string, cb: (e: MessageEvent) => void) {
+    this.listeners.set(name, [...(this.listeners.get(name) ?? []), cb]);
+  }
+  emit(name: string, data: string) {
+    for (const cb of this.listeners.get(name) ?? []) cb({ data } as MessageEvent);
+  }
+  close() {
+    this.closed = true;
+  }
+}
+
+afterEach(() => {
+  delete window.go;
+  delete window.runtime;
+  vi.unstubAllGlobals();
+  FakeEventSource.instances = [];
+});
+
+describe('HTTP transport', () => {
+  let fetchMock: ReturnType<typeof vi.fn>;
+  beforeEach(() => {
+    fetchMock = vi.fn();
+    vi.stubGlobal('fetch', fetchMock);
+    vi.stubGlobal('EventSource', FakeEventSource);
+  });
+
+  const reply = (status: number, body: unknown) =>
+    new Response(JSON.stringify(body), { status });
+
+  it('posts the arguments as a JSON array to /api/call/{Method}', async () => {
+    fetchMock.mockResolvedValue(reply(200, 'ask-1'));
+    expect(api.transport()).toBe('http');
+    await expect(api.ask('why?', ['d1'])).resolves.toBe('ask-1');
+    const [url, init] = fetchMock.mock.calls[0];
+    expect(url).toBe('api/call/Ask');
+    expect(init.method).toBe('POST');
+    expect(JSON.parse(init.body)).toEqual(['why?', ['d1']]);
+  });
+
+  it('turns {"error"} replies into ApiError with the message', async () => {
+    fetchMock.mockResolvedValue(reply(422, { error: 'no such document' }));
+    const err = await api.removeDocument('x').catch((e) => e);
+    expect(err).toBeInstanceOf(api.ApiError);
+    expect(err.message).toBe('no such document');
+    expect(err.status).toBe(422);
+  });
+
+  it('normalises results: null slices, missing fields', async () => {
+    fetchMock.mockResolvedValueOnce(reply(200, null));
+    await expect(api.listDocuments()).resolves.toEqual([]);
+    fetchMock.mockResolvedValueOnce(reply(200, { mode: 'lexical', ollama: null }));
+    const s = await api.getStatus();
+    expect(s.mode).toBe('lexical');
+    expect(s.ollama.models).toEqual([]);
+  });
+
+  it('reports an unreachable backend in plain words', async () => {
+    fetchMock.mockRejectedValue(new TypeError('Failed to fetch'));
+    await expect(api.getStatus()).rejects.toThrow(/not responding/);
+  });
+
+  it('uploads files as multipart field "files"', async () => {
+    fetchMock.mockResolvedValue(reply(200, { queued: 2 }));
+    const files = [new File(['a'], 'a.pdf'), new File(['b'], 'b.md')];
+    await expect(api.upload(files)).resolves.toEqual({ queued: 2 });
+    const [url, init] = fetchMock.mock.calls[0];
+    expect(url).toBe('api/upload');
+    const form = init.body as FormData;
+    expect(form.getAll('files').map((f) => (f as File).name)).toEqual(['a.pdf', 'b.md']);
+  });
+
+  it('shares one EventSource, parses events, and closes it with the last listener', () => {
+    const seen: string[] = [];
+    const off1 = api.on('answer:token', (d) => seen.push(d.text));
+    const off2 = api.on('library:changed', (d) => seen.push(`${d.id}:${d.status}`));
+    expect(FakeEventSource.instances).toHaveLength(1);
+    const es = FakeEventSource.instances[0];
+    expect(es.url).toBe('api/events');
+    es.emit('answer:token', JSON.stringify({ askID: 'a', text: 'Hel' }));
+    es.emit('answer:token', 'not json');
+    es.emit('library:changed', JSON.stringify({ id: 'd', status: 'removed' }));
+    expect(seen).toEqual(['Hel', 'd:removed']);
+    off1();
+    expect(es.closed).toBe(false);
+    off2();
+    expect(es.closed).toBe(true);
+  });
+
+  it('has no native file drop or dialog', () => {
+    expect(api.onFileDrop(() => {})).toBeNull();
+    expect(api.canAddDialog()).toBe(false);
+  });
+});
+
+describe('Wails transport', () => {
+  function installWails() {
+    const handlers = new Map<string, (...d: unknown[]) => void>();
+    const off = vi.fn();
+    const App = {
+      Status: vi.fn().mockResolvedValue({ mode: 'full', chat_model: 'llama3.2:3b' }),
+      ListDocuments: vi.fn().mockResolvedValue(null),
+      AddPaths: vi.fn().mockResolvedValue({ queued: 3 }),
+      AddDialog: vi.fn().mockResolvedValue({ queued: 0 }),
+      RemoveDocument: vi.fn().mockRejectedValue('document is being ingested'),
+      Search: vi.fn().mockResolvedValue([]),
+      Ask: vi.fn().mockResolvedValue('ask-9'),
+      Cancel: vi.fn().mockRejectedValue({ code: 'not_found', message: 'no running answer' }),
+    };
+    let drop: ((x: number, y: number, paths: string[]) => void) | null = null;
+    window.go = { app: { App } };
+    window.runtime = {
+      EventsOn: vi.fn((name: string, cb: (...d: unknown[]) => void) => {
+        handlers.set(name, cb);
+        return off;
+      }),
+      OnFileDrop: vi.fn((cb) => {
+        drop = cb;
+      }),
+      OnFileDropOff: vi.fn(),
+    };
+    return { App, handlers, off, drop: (paths: string[]) => drop?.(1, 2, paths) };
+  }
+
+  it('calls the bound methods directly', async () => {
+    const w = installWails();
+    expect(api.transport()).toBe('wails');
+    expect((await api.getStatus()).chat_model).toBe('llama3.2:3b');
+    await expect(api.addPaths(['/a.pdf', '/dir'])).resolves.toEqual({ queued: 3 });
+    expect(w.App.AddPaths).toHaveBeenCalledWith(['/a.pdf', '/dir']);
+    await expect(api.ask('q', [])).resolves.toBe('ask-9');
+    await expect(api.listDocuments()).resolves.toEqual([]);
+    expect(api.canAddDialog()).toBe(true);
+  });
+
+  it('carries the rejection message, string or formatted object', async () => {
+    installWails();
+    await expect(api.removeDocument('d')).rejects.toThrow('document is being ingested');
+    await expect(api.cancel('x')).rejects.toThrow('no running answer');
+  });
+
+  it('subscribes once per event name through EventsOn and unsubscribes', () => {
+    const w = installWails();
+    const got: string[] = [];
+    const off1 = api.on('answer:token', (d) => got.push(d.text));
+    const off2 = api.on('answer:token', (d) => got.push(d.text.toUpperCase()));
+    expect(window.runtime!.EventsOn).toHaveBeenCalledTimes(1);
+    w.handlers.get('answer:token')!({ askID: 'a', text: 'ok' });
+    expect(got).toEqual(['ok', 'OK']);
+    off1();
+    expect(w.off).not.toHaveBeenCalled();
+    off2();
+    expect(w.off).toHaveBeenCalledTimes(1);
+  });
+
+  it('delivers native file drops as paths', () => {
+    const w = installWails();
+    const paths: string[][] = [];
+    const off = api.onFileDrop((p) => paths.push(p));
+    expect(off).toBeTypeOf('function');
+    expect(window.runtime!.OnFileDrop).toHaveBeenCalledWith(expect.any(Function), false);
+    w.drop(['/home/me/paper.pdf']);
+    expect(paths).toEqual([['/home/me/paper.pdf']]);
+    off!();
+    expect(window.runtime!.OnFileDropOff).toHaveBeenCalled();
+  });
+});
