@@ -64,7 +64,7 @@ func newEngine(cacheDir string, size int) (*engine, error) {
 		ReuseWorkers: true,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("start PDFium: %w", err)
+		return nil, fmt.Errorf("%w: %v", errEngine, err)
 	}
 	e := &engine{
 		pool:    pool,
@@ -93,7 +93,7 @@ func (e *engine) acquire(ctx context.Context) (pdfium.Pdfium, error) {
 		in, err := e.pool.GetInstanceWithContext(ctx)
 		if err != nil {
 			e.slots <- struct{}{}
-			return nil, fmt.Errorf("start PDFium instance: %w", err)
+			return nil, fmt.Errorf("%w: start PDFium instance: %v", errEngine, err)
 		}
 		return in, nil
 	case <-ctx.Done():
@@ -206,8 +206,12 @@ func Shutdown() error {
 	return e.close()
 }
 
-// errPanic wraps a panic recovered from pdfcpu or PDFium.
-var errPanic = errors.New("internal error")
+var (
+	// errPanic wraps a panic recovered from pdfcpu or PDFium.
+	errPanic = errors.New("internal error")
+	// errEngine: PDFium could not be started; not the document's fault.
+	errEngine = errors.New("the PDF engine could not start")
+)
 
 func panicError(where string, v any) error {
 	return fmt.Errorf("%w in %s: %v", errPanic, where, v)

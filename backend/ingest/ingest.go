@@ -103,7 +103,12 @@ func File(ctx context.Context, path string, progress func(done, total int)) (*Do
 }
 
 // FileWithOptions is [File] with a password and further options.
-func FileWithOptions(ctx context.Context, path string, opts Options) (*Document, error) {
+func FileWithOptions(ctx context.Context, path string, opts Options) (doc *Document, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			doc, err = nil, fmt.Errorf("%s: %w", filepath.Base(path), panicError("ingest", v))
+		}
+	}()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -112,7 +117,7 @@ func FileWithOptions(ctx context.Context, path string, opts Options) (*Document,
 		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
 	}
 	sum := sha256.Sum256(data)
-	doc := &Document{
+	doc = &Document{
 		Path:   path,
 		SHA256: hex.EncodeToString(sum[:]),
 		Bytes:  int64(len(data)),

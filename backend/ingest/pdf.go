@@ -171,8 +171,13 @@ func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) erro
 			detail = "PDFium cannot parse it"
 		}
 		return newError(ErrCorrupt, path, detail, errors.Join(perr, xerr))
-	case xerr != nil:
+	case errors.Is(xerr, errEngine):
 		return xerr
+	case xerr != nil:
+		// Not a clean refusal: PDFium trapped or panicked on this file.
+		return newError(ErrCorrupt, path, "reading it crashed the PDF engine", errors.Join(perr, xerr))
+	case perr == nil && st.pages > 0 && len(res.pages) == 0:
+		return newError(ErrCorrupt, path, "its page tree is broken", nil)
 	}
 
 	if perr != nil {
