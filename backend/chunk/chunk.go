@@ -231,8 +231,9 @@ func findTitle(page, title string) (int, bool) {
 	}
 	for _, m := range matches {
 		lineStart := strings.LastIndexByte(page[:m[0]], '\n') + 1
-		// Allow a section number before the title ("2.3 Methods").
-		if strings.TrimLeft(page[lineStart:m[0]], "0123456789.IVXivx \t") == "" {
+		// Allow a section number or Markdown marks before the title
+		// ("2.3 Methods", "## Methods").
+		if strings.TrimLeft(page[lineStart:m[0]], "0123456789.IVXivx#§ \t") == "" {
 			return lineStart, true
 		}
 	}

@@ -335,3 +335,28 @@ func FuzzSplit(f *testing.F) {
 		checkChunks(t, doc, opts, chunks)
 	})
 }
+
+func TestMarkdownSections(t *testing.T) {
+	md := "# Cells\n\nMembranes are mentioned here first. " + prose(400) +
+		"\n\n## Membranes\n\n" + prose(1200) + "\n\n## Organelles\n\n" + prose(300)
+	path := filepath.Join(t.TempDir(), "notes.md")
+	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := ingest.File(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := Split(doc, DefaultOptions())
+	checkChunks(t, doc, DefaultOptions(), chunks)
+	var got []string
+	for _, c := range chunks {
+		got = append(got, c.Section)
+		if strings.HasPrefix(c.Text, "## ") && c.Section != strings.TrimPrefix(strings.SplitN(c.Text, "\n", 2)[0], "## ") {
+			t.Errorf("chunk starting with %q has section %q", strings.SplitN(c.Text, "\n", 2)[0], c.Section)
+		}
+	}
+	if got[0] != "Cells" || got[len(got)-1] != "Organelles" {
+		t.Errorf("sections %q", got)
+	}
+}

@@ -382,3 +382,19 @@ func TestChooseTitle(t *testing.T) {
 		t.Errorf("file-name fallback = %q", got)
 	}
 }
+
+func TestWarmupShutdownRestart(t *testing.T) {
+	took, err := Warmup(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("warmup took %v", took)
+	if err := Shutdown(); err != nil {
+		t.Fatal(err)
+	}
+	// The next PDF starts a fresh engine, from the compilation cache.
+	doc, err := File(context.Background(), corpusFile(t, "Walden.pdf"), nil)
+	if err != nil || len(doc.Pages) != 2 {
+		t.Fatalf("after shutdown: %v", err)
+	}
+}
