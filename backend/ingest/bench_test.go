@@ -91,4 +91,3 @@ func BenchmarkEngineStartup(b *testing.B) {
 		}
 	})
 }
-
