@@ -201,7 +201,11 @@ var magic = []struct {
 
 // describe names what data looks like, for ErrNotPDF and ErrUnsupported.
 func describe(data []byte) string {
+	binary := looksBinary(data)
 	for _, m := range magic {
+		if len(m.sig) <= 2 && !binary {
+			continue // "BM…", "MZ…" may as well start a line of text
+		}
 		if len(data) >= m.off+len(m.sig) && string(data[m.off:m.off+len(m.sig)]) == m.sig {
 			return m.name
 		}
@@ -213,11 +217,11 @@ func describe(data []byte) string {
 	case strings.HasPrefix(head, "<?xml") || strings.HasPrefix(head, "<svg"):
 		return "an XML or SVG file"
 	case strings.HasPrefix(head, "{") || strings.HasPrefix(head, "["):
-		if !looksBinary(data) {
+		if !binary {
 			return "JSON or other text"
 		}
 	}
-	if !looksBinary(data) {
+	if !binary {
 		return "plain text"
 	}
 	return "binary data of an unknown kind"

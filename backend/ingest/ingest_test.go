@@ -398,3 +398,18 @@ func TestWarmupShutdownRestart(t *testing.T) {
 		t.Fatalf("after shutdown: %v", err)
 	}
 }
+
+func TestDescribe(t *testing.T) {
+	cases := map[string]string{
+		"BMW annual report\n":                "plain text",
+		"BM\x00\x00\x00\x00\x00\x00\x00\x00": "a BMP image",
+		"\xff\xd8\xff\xe0\x00\x10JFIF":       "a JPEG image",
+		"%!PS-Adobe-3.0\n":                   "a PostScript file",
+		"\x00\x01\x02\x03":                   "binary data of an unknown kind",
+	}
+	for in, want := range cases {
+		if got := describe([]byte(in)); got != want {
+			t.Errorf("describe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
