@@ -69,6 +69,11 @@ describe('answer events', () => {
     expect(t.state).toBe('streaming');
   });
 
+  it('reads the engine word "passages" as no-model, and "model" as not', () => {
+    expect(run([done('a1', 'p [1]', { mode: 'passages' })]).t.mode).toBe('no-model');
+    expect(run([done('a1', 'x', { mode: 'model' })]).t.mode).toBe('');
+  });
+
   it('shows the no-model note', () => {
     const { t } = run([done('a1', 'A passage. [1]', { mode: 'no-model', note: 'Ollama is not running: start it.' })]);
     expect(t.mode).toBe('no-model');

@@ -27,8 +27,12 @@ const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const MODES: Mode[] = ['full', 'lexical', 'no-model'];
 /** Status mode: unknown values read as the most careful one. */
 export const mode = (v: unknown): Mode => (MODES.includes(v as Mode) ? (v as Mode) : 'no-model');
-/** An answer's mode: optional (answer:start may omit it); unknown values read as ''. */
-export const answerMode = (v: unknown): Mode | '' => (MODES.includes(v as Mode) ? (v as Mode) : '');
+/**
+ * An answer's mode: optional (answer:start may omit it); unknown values read as ''.
+ * The engine's own words ("passages" for an answer made of passages) are accepted too.
+ */
+export const answerMode = (v: unknown): Mode | '' =>
+  MODES.includes(v as Mode) ? (v as Mode) : v === 'passages' ? 'no-model' : '';
 
 export function status(v: unknown): Status {
   const o = obj(v);

@@ -66,6 +66,19 @@ export class ChatState {
     await this.ask(turn.question, turn.scope);
   };
 
+  /**
+   * The event stream dropped and came back: events of a running answer may be lost, so
+   * it is ended here (keeping what arrived) rather than left spinning forever.
+   */
+  interrupt = (message: string): void => {
+    for (const t of this.turns) {
+      if (t.state === 'waiting' || t.state === 'streaming') {
+        t.state = 'error';
+        t.error = message;
+      }
+    }
+  };
+
   clear = (): void => {
     if (!this.busy) this.turns = [];
   };

@@ -23,7 +23,10 @@ export class AppState {
     const offs = [
       this.library.connect(),
       this.chat.connect(),
-      this.status.connect(() => void this.library.refresh()),
+      this.status.connect(() => {
+        void this.library.refresh();
+        this.chat.interrupt('The connection to Carrel was interrupted; this answer may be incomplete.');
+      }),
     ];
     return () => offs.forEach((off) => off());
   }
