@@ -72,7 +72,8 @@ func TestSpineWithOllama(t *testing.T) {
 	lib := t.TempDir()
 	dir := corpus(t)
 	flags := []string{"--library", lib, "--ollama-host", srv.Host, "--chat-model", srv.ChatModel, "--embed-model", srv.EmbedModel, "--max-tokens", "24"}
-	files := []string{filepath.Join(dir, "Walden.pdf"), filepath.Join(dir, "go.pdf"), filepath.Join(dir, "TheGoProgrammingLanguageCh1.pdf")}
+	files := []string{filepath.Join(dir, "Walden.pdf"), filepath.Join(dir, "go.pdf"), filepath.Join(dir, "GoForOptimization.pdf")}
+	// Small documents: the tiny test model embeds about a chunk a second on a busy machine.
 
 	rs := ingestResults(t, carrel(t, append(flags, append([]string{"ingest"}, files...)...)...))
 	if len(rs) != len(files) {
@@ -97,16 +98,16 @@ func TestSpineWithOllama(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	term, page := uniqueTerm(t, eng, rs[1].DocID)
+	termDoc, term, page := uniqueTerm(t, eng)
 	eng.Close()
 	var hits []hit
 	if err := json.Unmarshal(carrel(t, append(flags, "search", "--json", "--k", "5", "--mode", "lexical", term)...), &hits); err != nil {
 		t.Fatal(err)
 	}
-	if len(hits) == 0 || hits[0].DocID != rs[1].DocID || hits[0].Page != page || hits[0].MatchType != "full_text" || hits[0].LexicalRank != 1 {
-		t.Fatalf("search %q: want page %d of go.pdf first, got %+v", term, page, hits)
+	if len(hits) == 0 || hits[0].DocID != termDoc || hits[0].Page != page || hits[0].MatchType != "full_text" || hits[0].LexicalRank != 1 {
+		t.Fatalf("search %q: want page %d of %s first, got %+v", term, page, termDoc, hits)
 	}
-	if !strings.Contains(strings.ToLower(hits[0].Text), strings.ToLower(term)) || hits[0].DocPath != files[1] {
+	if !strings.Contains(strings.ToLower(hits[0].Text), strings.ToLower(term)) || !strings.HasSuffix(hits[0].DocPath, ".pdf") {
 		t.Fatalf("first hit lacks the term or path: %+v", hits[0])
 	}
 
@@ -158,8 +159,8 @@ func TestSpineWithOllama(t *testing.T) {
 }
 
 // uniqueTerm picks a long word that occurs in exactly one single-page chunk of the library,
-// and returns it with that page.
-func uniqueTerm(t *testing.T, eng *engine.Engine, docID string) (string, int) {
+// and returns it with that chunk's document and page.
+func uniqueTerm(t *testing.T, eng *engine.Engine) (string, string, int) {
 	t.Helper()
 	ctx := context.Background()
 	counts := map[string]int{}
@@ -173,19 +174,21 @@ func uniqueTerm(t *testing.T, eng *engine.Engine, docID string) (string, int) {
 			}
 		}
 	}
-	cs, _ := eng.Library().DocumentChunks(ctx, docID)
-	for _, c := range cs[len(cs)/3:] {
-		if c.PageStart != c.PageEnd {
-			continue
-		}
-		for _, w := range word.FindAllString(c.Text, -1) {
-			if counts[strings.ToLower(w)] == 1 {
-				return w, c.PageStart
+	for _, d := range docs {
+		cs, _ := eng.Library().DocumentChunks(ctx, d.ID)
+		for _, c := range cs {
+			if c.PageStart != c.PageEnd || c.PageStart == 1 {
+				continue
+			}
+			for _, w := range word.FindAllString(c.Text, -1) {
+				if counts[strings.ToLower(w)] == 1 {
+					return d.ID, w, c.PageStart
+				}
 			}
 		}
 	}
 	t.Fatal("no unique term found")
-	return "", 0
+	return "", "", 0
 }
 
 // verifies no-model mode: with Ollama unreachable, ingest, lexical search and a passages

@@ -339,3 +339,28 @@ func (l *Library) Counts(ctx context.Context) (docs, chunks int, err error) {
 	}
 	return
 }
+
+// Seqs returns the chunk seqs of the given documents.
+func (l *Library) Seqs(ctx context.Context, docIDs []string) ([]int64, error) {
+	if len(docIDs) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(docIDs))
+	for i, id := range docIDs {
+		args[i] = id
+	}
+	rows, err := l.db.QueryContext(ctx, `SELECT seq FROM chunks WHERE doc_id IN (?`+strings.Repeat(",?", len(docIDs)-1)+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read chunk seqs: %w", err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var s int64
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("read chunk seqs: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,267 @@
+// Package app is the bridge between the frontend and the engine. Every exported method of
+// App is callable from the frontend (Wails binding in the desktop app, HTTP in the browser);
+// progress and tokens go back as events. No logic lives here beyond translating calls.
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sync"
+
+	"github.com/carrel-app/carrel/backend/chat"
+	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/retrieve"
+)
+
+// Event names, mirrored in frontend/src/lib/api.ts.
+const (
+	EventLibraryChanged = "library:changed"
+	EventAnswerStart    = "answer:start"
+	EventAnswerToken    = "answer:token"
+	EventAnswerDone     = "answer:done"
+	EventAnswerError    = "answer:error"
+	EventStatusChanged  = "status:changed"
+)
+
+// Emitter sends an event to the frontend.
+type Emitter interface {
+	Emit(name string, data any)
+}
+
+// App is bound to the frontend.
+type App struct {
+	eng  *engine.Engine
+	emit Emitter
+	// ctx is the lifetime of the app; asks and ingests derive from it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// openDialog shows a native file picker; nil where there is none (browser).
+	openDialog func() ([]string, error)
+
+	mu   sync.Mutex
+	asks map[string]context.CancelFunc
+
+	queue chan string
+	wg    sync.WaitGroup
+}
+
+// New makes the bridge for an open engine. Call start before use and stop at the end.
+func New(eng *engine.Engine, emit Emitter) *App {
+	return &App{eng: eng, emit: emit, asks: map[string]context.CancelFunc{}}
+}
+
+// start begins the app's lifetime: ingest workers, and finishing ingests a crash cut short.
+func (a *App) start(ctx context.Context) {
+	a.ctx, a.cancel = context.WithCancel(ctx)
+	a.queue = make(chan string, 4096)
+	for range max(1, runtime.NumCPU()) {
+		a.wg.Add(1)
+		go a.ingestWorker()
+	}
+	go func() {
+		if docs, err := a.eng.Interrupted(a.ctx); err == nil {
+			for _, d := range docs {
+				a.queue <- d.Path
+			}
+		}
+		if _, err := a.eng.EmbedPending(a.ctx); err != nil {
+			slog.Warn("embedding pending chunks", "err", err)
+		}
+	}()
+}
+
+// stop cancels running work and waits for the ingest workers.
+func (a *App) stop() {
+	if a.cancel == nil {
+		return
+	}
+	a.cancel()
+	close(a.queue)
+	a.wg.Wait()
+}
+
+func (a *App) ingestWorker() {
+	defer a.wg.Done()
+	for path := range a.queue {
+		if a.ctx.Err() != nil {
+			continue
+		}
+		res, err := a.eng.IngestFile(a.ctx, path, func(d library.Document) {
+			a.emit.Emit(EventLibraryChanged, toDocument(d))
+		})
+		if err != nil {
+			slog.Error("ingest", "path", path, "err", err)
+		} else if res.Status == engine.Failed && res.DocID == "" {
+			// Failed before it had an identity (missing file): tell the UI anyway.
+			a.emit.Emit(EventLibraryChanged, Document{ID: "path:" + path, Path: path, Title: path,
+				Status: library.StatusFailed, Error: res.Error})
+		}
+		a.emit.Emit(EventStatusChanged, a.Status())
+	}
+}
+
+// Status reports what Carrel can do now (models, mode, counts).
+func (a *App) Status() engine.Status {
+	return a.eng.Status(a.ctx)
+}
+
+// Document is a library entry as the frontend sees it.
+type Document struct {
+	ID       string   `json:"id"`
+	Path     string   `json:"path"`
+	Title    string   `json:"title"`
+	Kind     string   `json:"kind"`
+	Pages    int      `json:"pages"`
+	Chunks   int      `json:"chunks"`
+	Bytes    int64    `json:"bytes"`
+	Status   string   `json:"status"`
+	Error    string   `json:"error"`
+	Progress Progress `json:"progress"`
+	AddedAt  string   `json:"added_at"`
+}
+
+// Progress counts pages while extracting and chunks while embedding.
+type Progress struct {
+	Done  int `json:"done"`
+	Total int `json:"total"`
+}
+
+func toDocument(d library.Document) Document {
+	return Document{ID: d.ID, Path: d.Path, Title: d.Title, Kind: d.Kind, Pages: d.Pages, Chunks: d.Chunks,
+		Bytes: d.Bytes, Status: d.Status, Error: d.Error, Progress: Progress{d.Done, d.Total},
+		AddedAt: d.AddedAt.Format("2006-01-02T15:04:05Z07:00")}
+}
+
+// ListDocuments lists the library, newest first.
+func (a *App) ListDocuments() ([]Document, error) {
+	docs, err := a.eng.Library().Documents(a.ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Document, len(docs))
+	for i, d := range docs {
+		out[i] = toDocument(d)
+	}
+	return out, nil
+}
+
+// Queued says how many files were queued for ingest.
+type Queued struct {
+	Queued int `json:"queued"`
+}
+
+// AddPaths queues files and folders for ingest; progress arrives as library:changed events.
+func (a *App) AddPaths(paths []string) (Queued, error) {
+	files := engine.ExpandPaths(paths)
+	for _, f := range files {
+		select {
+		case a.queue <- f:
+		default:
+			return Queued{}, errors.New("too many files are waiting to be added: try again when the current ones are done")
+		}
+	}
+	return Queued{Queued: len(files)}, nil
+}
+
+// AddDialog lets the user pick files with the system's file dialog, then adds them.
+func (a *App) AddDialog() (Queued, error) {
+	if a.openDialog == nil {
+		return Queued{}, errors.New("no file dialog here: use the file picker or drop files onto the window")
+	}
+	paths, err := a.openDialog()
+	if err != nil || len(paths) == 0 {
+		return Queued{}, err
+	}
+	return a.AddPaths(paths)
+}
+
+// RemoveDocument removes a document and everything derived from it.
+func (a *App) RemoveDocument(docID string) error {
+	d, err := a.eng.Library().Document(a.ctx, docID)
+	if err != nil {
+		return err
+	}
+	if err := a.eng.Remove(a.ctx, docID); err != nil {
+		return err
+	}
+	doc := toDocument(d)
+	doc.Status = "removed"
+	a.emit.Emit(EventLibraryChanged, doc)
+	return nil
+}
+
+// Search runs a hybrid search.
+func (a *App) Search(query string, k int, docIDs []string) ([]engine.Hit, error) {
+	return a.eng.Search(a.ctx, query, engine.SearchOptions{K: k, Mode: retrieve.Hybrid, DocIDs: docIDs})
+}
+
+// Ask starts answering a question and returns its id at once; the answer streams as
+// answer:start, answer:token and then answer:done or answer:error events.
+func (a *App) Ask(question string, docIDs []string) (string, error) {
+	if question == "" {
+		return "", errors.New("ask a question first")
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
+	ctx, cancel := context.WithCancel(a.ctx)
+	a.mu.Lock()
+	a.asks[id] = cancel
+	a.mu.Unlock()
+	go func() {
+		defer func() {
+			a.mu.Lock()
+			delete(a.asks, id)
+			a.mu.Unlock()
+			cancel()
+		}()
+		ans, err := a.eng.Ask(ctx, question, docIDs, func(ev engine.AskEvent) error {
+			if ev.IsStart {
+				a.emit.Emit(EventAnswerStart, map[string]any{"askID": id, "question": question, "citations": citations(ev.Start)})
+			} else {
+				a.emit.Emit(EventAnswerToken, map[string]any{"askID": id, "text": ev.Token})
+			}
+			return nil
+		})
+		if err != nil {
+			partial := ""
+			if ans != nil {
+				partial = ans.Text
+			}
+			msg := err.Error()
+			if errors.Is(err, context.Canceled) {
+				msg = "stopped"
+			}
+			a.emit.Emit(EventAnswerError, map[string]any{"askID": id, "message": msg, "partial": partial})
+			return
+		}
+		a.emit.Emit(EventAnswerDone, map[string]any{"askID": id, "answer": ans.Text, "citations": citations(ans.Citations),
+			"usage": ans.Usage, "model": ans.Model, "mode": ans.Mode, "note": ans.Note})
+	}()
+	return id, nil
+}
+
+func citations(ps []chat.Passage) []chat.Passage {
+	if ps == nil {
+		return []chat.Passage{}
+	}
+	return ps
+}
+
+// Cancel stops a running answer; the partial text arrives with answer:error.
+func (a *App) Cancel(askID string) error {
+	a.mu.Lock()
+	cancel, ok := a.asks[askID]
+	a.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("no running answer %q", askID)
+	}
+	cancel()
+	return nil
+}

@@ -1,0 +1,54 @@
+package app
+
+import (
+	"context"
+	"io/fs"
+
+	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+)
+
+// wailsEmitter sends events through the Wails runtime.
+type wailsEmitter struct{ ctx *context.Context }
+
+func (w wailsEmitter) Emit(name string, data any) {
+	if *w.ctx != nil {
+		runtime.EventsEmit(*w.ctx, name, data)
+	}
+}
+
+// RunDesktop opens the native window and blocks until it is closed.
+func RunDesktop(eng *engine.Engine, assets fs.FS) error {
+	var wctx context.Context
+	a := New(eng, wailsEmitter{&wctx})
+	a.openDialog = func() ([]string, error) {
+		return runtime.OpenMultipleFilesDialog(wctx, runtime.OpenDialogOptions{
+			Title: "Add documents",
+			Filters: []runtime.FileFilter{
+				{DisplayName: "Documents (*.pdf, *.txt, *.md)", Pattern: "*.pdf;*.txt;*.md;*.markdown"},
+			},
+		})
+	}
+	return wails.Run(&options.App{
+		Title:            "Carrel",
+		Width:            1280,
+		Height:           820,
+		MinWidth:         900,
+		MinHeight:        560,
+		BackgroundColour: &options.RGBA{R: 250, G: 249, B: 246, A: 255},
+		AssetServer: &assetserver.Options{
+			Assets:  assets,
+			Handler: a.FilesHandler(),
+		},
+		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true, DisableWebViewDrop: true},
+		OnStartup: func(ctx context.Context) {
+			wctx = ctx
+			a.start(ctx)
+		},
+		OnShutdown: func(context.Context) { a.stop() },
+		Bind:       []any{a},
+	})
+}

@@ -1,0 +1,253 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/library"
+)
+
+// FilesHandler serves /files/{docID}: a document's original bytes, for the viewer. The
+// desktop app mounts it in Wails' asset server; the browser bridge mounts it too.
+func (a *App) FilesHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := strings.TrimPrefix(r.URL.Path, "/files/")
+		if id == "" || strings.ContainsAny(id, "/\\.") {
+			http.NotFound(w, r)
+			return
+		}
+		path, err := a.eng.DocumentFile(r.Context(), id)
+		if err != nil {
+			code := http.StatusInternalServerError
+			if errors.Is(err, library.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+				code = http.StatusNotFound
+			}
+			http.Error(w, err.Error(), code)
+			return
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		}
+		defer f.Close()
+		st, _ := f.Stat()
+		w.Header().Set("Cache-Control", "no-store")
+		http.ServeContent(w, r, filepath.Base(path), st.ModTime(), f)
+	})
+}
+
+// hub fans events out to every connected browser (Server-Sent Events).
+type hub struct {
+	mu   sync.Mutex
+	subs map[chan []byte]struct{}
+}
+
+func newHub() *hub { return &hub{subs: map[chan []byte]struct{}{}} }
+
+func (h *hub) Emit(name string, data any) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return
+	}
+	msg := []byte("event: " + name + "\ndata: " + string(b) + "\n\n")
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for c := range h.subs {
+		// A slow browser must not stall answers for everyone: it loses events instead,
+		// and reloads the library list on reconnect.
+		select {
+		case c <- msg:
+		default:
+		}
+	}
+}
+
+func (h *hub) serve(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	c := make(chan []byte, 4096)
+	h.mu.Lock()
+	h.subs[c] = struct{}{}
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.subs, c)
+		h.mu.Unlock()
+	}()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	io.WriteString(w, ": connected\n\n")
+	fl.Flush()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case msg := <-c:
+			if _, err := w.Write(msg); err != nil {
+				return
+			}
+			fl.Flush()
+		}
+	}
+}
+
+// Server is the browser bridge: the same App methods and events over HTTP, for
+// `carrel serve` and the browser tests.
+type Server struct {
+	App     *App
+	handler http.Handler
+}
+
+// NewServer makes an App for eng whose events go to browsers, serving the frontend from
+// assets. Close it with Stop.
+func NewServer(ctx context.Context, eng *engine.Engine, assets fs.FS) *Server {
+	h := newHub()
+	a := New(eng, h)
+	a.start(ctx)
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/call/{method}", a.serveCall)
+	mux.HandleFunc("GET /api/events", h.serve)
+	mux.HandleFunc("POST /api/upload", a.serveUpload)
+	mux.Handle("GET /files/", a.FilesHandler())
+	mux.Handle("GET /", http.FileServerFS(assets))
+	return &Server{App: a, handler: securityHeaders(mux)}
+}
+
+// ServeHTTP serves the bridge.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Stop ends running work.
+func (s *Server) Stop() { s.App.stop() }
+
+// securityHeaders sets the same Content-Security-Policy the webview gets from index.html,
+// so the browser bridge is no weaker than the desktop app.
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		next.ServeHTTP(w, r)
+	})
+}
+
+var errorType = reflect.TypeFor[error]()
+
+// serveCall calls the App method named in the path with a JSON array of arguments.
+func (a *App) serveCall(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("method")
+	m := reflect.ValueOf(a).MethodByName(name)
+	if !m.IsValid() {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no method " + name})
+		return
+	}
+	var raw []json.RawMessage
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&raw); err != nil && !errors.Is(err, io.EOF) {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "arguments must be a JSON array: " + err.Error()})
+		return
+	}
+	t := m.Type()
+	if len(raw) != t.NumIn() {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("%s takes %d arguments, got %d", name, t.NumIn(), len(raw))})
+		return
+	}
+	args := make([]reflect.Value, len(raw))
+	for i, r := range raw {
+		v := reflect.New(t.In(i))
+		if err := json.Unmarshal(r, v.Interface()); err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("argument %d of %s: %v", i+1, name, err)})
+			return
+		}
+		args[i] = v.Elem()
+	}
+	out := m.Call(args)
+	var result any
+	for _, o := range out {
+		if o.Type() == errorType {
+			if !o.IsNil() {
+				writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"error": o.Interface().(error).Error()})
+				return
+			}
+			continue
+		}
+		result = o.Interface()
+	}
+	writeJSON(w, http.StatusOK, result)
+}
+
+// serveUpload saves uploaded files into the library's inbox and queues them.
+func (a *App) serveUpload(w http.ResponseWriter, r *http.Request) {
+	mr, err := r.MultipartReader()
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "expected a multipart upload: " + err.Error()})
+		return
+	}
+	dir := a.eng.InboxDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+		return
+	}
+	var paths []string
+	for {
+		p, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "upload: " + err.Error()})
+			return
+		}
+		name := filepath.Base(filepath.Clean("/" + p.FileName()))
+		if p.FileName() == "" || name == "/" || name == "." {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		if err := saveFile(path, p); err != nil {
+			writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "save upload: " + err.Error()})
+			return
+		}
+		paths = append(paths, path)
+	}
+	q, err := a.AddPaths(paths)
+	if err != nil {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"error": err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, q)
+}
+
+func saveFile(path string, r io.Reader) error {
+	tmp := path + ".part"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}

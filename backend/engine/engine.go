@@ -1,0 +1,242 @@
+// Package engine wires Carrel's backend together: the library, both indexes, the models,
+// retrieval and answering. The desktop bridge (app/) and the CLI both drive an Engine.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/carrel-app/carrel/backend/index"
+	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/carrel-app/carrel/backend/retrieve"
+)
+
+// Engine is an open library with its indexes and model connection. It is safe for
+// concurrent use.
+type Engine struct {
+	cfg    Config
+	lib    *library.Library
+	lex    *index.Lexical
+	vec    *index.Vectors
+	ollama *llm.Ollama
+
+	// ingestMu serialises index writes of different documents.
+	ingestMu sync.Mutex
+
+	statusMu sync.Mutex
+	status   Status
+	statusAt time.Time
+	numCtx   map[string]int
+}
+
+// Open opens the library in cfg.Dir, creating it if needed, and finishes or rolls back
+// work a crash interrupted.
+func Open(cfg Config) (*Engine, error) {
+	cfg = cfg.withDefaults()
+	lib, err := library.Open(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	lex, err := index.OpenLexical(filepath.Join(cfg.Dir, "bleve"))
+	if err != nil {
+		lib.Close()
+		return nil, fmt.Errorf("open lexical index: %w", err)
+	}
+	vec, err := index.OpenVectors(filepath.Join(cfg.Dir, "vectors"))
+	if err != nil {
+		lex.Close()
+		lib.Close()
+		return nil, fmt.Errorf("open vector index: %w", err)
+	}
+	e := &Engine{cfg: cfg, lib: lib, lex: lex, vec: vec, ollama: llm.NewOllama(cfg.OllamaHost), numCtx: map[string]int{}}
+	return e, nil
+}
+
+// Close closes the indexes and the library.
+func (e *Engine) Close() error {
+	e.ingestMu.Lock()
+	defer e.ingestMu.Unlock()
+	return errors.Join(e.vec.Close(), e.lex.Close(), e.lib.Close())
+}
+
+// Config returns the engine's effective configuration.
+func (e *Engine) Config() Config { return e.cfg }
+
+// Library gives read access to the library.
+func (e *Engine) Library() *library.Library { return e.lib }
+
+// Status describes what Carrel can do right now and why.
+type Status struct {
+	Library    string     `json:"library"`
+	Mode       string     `json:"mode"` // full | lexical | no-model
+	Reason     string     `json:"reason"`
+	Fix        string     `json:"fix"`
+	Ollama     llm.Status `json:"ollama"`
+	ChatModel  string     `json:"chat_model"`
+	EmbedModel string     `json:"embed_model"`
+	Documents  int        `json:"documents"`
+	Chunks     int        `json:"chunks"`
+	chatOK     bool
+	embedOK    bool
+}
+
+// Modes of operation.
+const (
+	ModeFull    = "full"
+	ModeLexical = "lexical"
+	ModeNoModel = "no-model"
+)
+
+// Status checks Ollama and the configured models. Results are reused for a few seconds.
+func (e *Engine) Status(ctx context.Context) Status {
+	e.statusMu.Lock()
+	cached, at := e.status, e.statusAt
+	e.statusMu.Unlock()
+	if time.Since(at) > 3*time.Second {
+		cached = e.checkStatus(ctx)
+		e.statusMu.Lock()
+		e.status, e.statusAt = cached, time.Now()
+		e.statusMu.Unlock()
+	}
+	cached.Documents, cached.Chunks, _ = e.lib.Counts(ctx)
+	return cached
+}
+
+// RefreshStatus forgets the cached status so the next Status checks again.
+func (e *Engine) RefreshStatus() {
+	e.statusMu.Lock()
+	e.statusAt = time.Time{}
+	e.statusMu.Unlock()
+}
+
+func (e *Engine) checkStatus(ctx context.Context) Status {
+	st := Status{Library: e.cfg.Dir, ChatModel: e.cfg.ChatModel, EmbedModel: e.cfg.EmbedModel}
+	st.Ollama = e.ollama.Status(ctx)
+	if st.Ollama.Models == nil {
+		st.Ollama.Models = []string{}
+	}
+	st.chatOK = st.Ollama.Reachable && hasModel(st.Ollama.Models, e.cfg.ChatModel)
+	st.embedOK = st.Ollama.Reachable && hasModel(st.Ollama.Models, e.cfg.EmbedModel)
+	switch {
+	case !st.Ollama.Reachable:
+		st.Mode = ModeNoModel
+		st.Reason = "Ollama is not running at " + st.Ollama.Host + "."
+		st.Fix = "Install Ollama (ollama.com) and start it with `ollama serve`, then `ollama pull " + e.cfg.ChatModel + "` and `ollama pull " + e.cfg.EmbedModel + "`."
+	case !st.chatOK:
+		st.Mode = ModeNoModel
+		st.Reason = "The chat model " + e.cfg.ChatModel + " is not installed in Ollama."
+		st.Fix = "Run `ollama pull " + e.cfg.ChatModel + "`, or choose an installed model."
+	case !st.embedOK:
+		st.Mode = ModeLexical
+		st.Reason = "The embedding model " + e.cfg.EmbedModel + " is not installed: search is lexical only."
+		st.Fix = "Run `ollama pull " + e.cfg.EmbedModel + "` for meaning-based search."
+	default:
+		st.Mode = ModeFull
+	}
+	return st
+}
+
+// hasModel reports whether name is installed, treating "x" and "x:latest" as the same.
+func hasModel(models []string, name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, m := range models {
+		if m == name || strings.TrimSuffix(m, ":latest") == strings.TrimSuffix(name, ":latest") {
+			return true
+		}
+	}
+	return false
+}
+
+// retriever builds a retriever for the current status.
+func (e *Engine) retriever(st Status) *retrieve.Retriever {
+	r := &retrieve.Retriever{Lexical: lexicalAdapter{e}, Store: e.lib, MinVectorScore: e.cfg.MinVectorScore}
+	if st.embedOK && e.vec.Len() > 0 && e.vec.Model() == e.cfg.EmbedModel {
+		r.Dense = denseAdapter{e}
+	}
+	return r
+}
+
+type lexicalAdapter struct{ e *Engine }
+
+func (a lexicalAdapter) SearchLexical(ctx context.Context, q string, k int, docIDs []string) ([]retrieve.Ranked, error) {
+	hits, err := a.e.lex.Search(q, k, docIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]retrieve.Ranked, 0, len(hits))
+	for _, h := range hits {
+		seq, err := strconv.ParseInt(h.ID, 10, 64)
+		if err != nil {
+			continue
+		}
+		out = append(out, retrieve.Ranked{Seq: seq, Score: h.Score})
+	}
+	return out, nil
+}
+
+type denseAdapter struct{ e *Engine }
+
+func (a denseAdapter) SearchDense(ctx context.Context, q string, k int, docIDs []string) ([]retrieve.Ranked, error) {
+	vecs, err := a.e.ollama.Embed(ctx, a.e.cfg.EmbedModel, []string{queryPrefix(a.e.cfg.EmbedModel) + q})
+	if err != nil {
+		return nil, err
+	}
+	var allow []int64
+	if len(docIDs) > 0 {
+		if allow, err = a.e.lib.Seqs(ctx, docIDs); err != nil {
+			return nil, err
+		}
+		if len(allow) == 0 {
+			return nil, nil
+		}
+	}
+	hits, err := a.e.vec.Search(vecs[0], k, allow)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]retrieve.Ranked, len(hits))
+	for i, h := range hits {
+		out[i] = retrieve.Ranked{Seq: h.ID, Score: float64(h.Score)}
+	}
+	return out, nil
+}
+
+// queryPrefix and docPrefix are the task prefixes some embedding models were trained with.
+func queryPrefix(model string) string {
+	if strings.Contains(model, "nomic-embed") {
+		return "search_query: "
+	}
+	return ""
+}
+
+func docPrefix(model string) string {
+	if strings.Contains(model, "nomic-embed") {
+		return "search_document: "
+	}
+	return ""
+}
+
+// inboxDir is where files uploaded through the browser bridge are kept.
+func (e *Engine) InboxDir() string { return filepath.Join(e.cfg.Dir, "inbox") }
+
+// DocumentFile returns the path of a document's original file, for the viewer.
+func (e *Engine) DocumentFile(ctx context.Context, docID string) (string, error) {
+	d, err := e.lib.Document(ctx, docID)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(d.Path); err != nil {
+		return "", fmt.Errorf("the file of %q is no longer at %s: %w", d.Title, d.Path, err)
+	}
+	return d.Path, nil
+}

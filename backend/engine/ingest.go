@@ -1,0 +1,317 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/carrel-app/carrel/backend/chunk"
+	"github.com/carrel-app/carrel/backend/index"
+	"github.com/carrel-app/carrel/backend/ingest"
+	"github.com/carrel-app/carrel/backend/library"
+)
+
+// Ingest outcomes.
+const (
+	Inserted = "inserted"
+	Skipped  = "skipped"
+	Failed   = "failed"
+)
+
+// Result is the outcome of ingesting one file (the CLI prints it as JSON).
+type Result struct {
+	Path   string `json:"path"`
+	DocID  string `json:"doc_id"`
+	Status string `json:"status"`
+	Pages  int    `json:"pages"`
+	Chunks int    `json:"chunks"`
+	Error  string `json:"error"`
+}
+
+// ProgressFunc hears every change of a document's state while it is ingested.
+type ProgressFunc func(library.Document)
+
+// IngestFile adds one file to the library: extract, chunk, store, index, embed. Failures
+// are recorded on that document only and returned in the Result, never as an error that
+// would stop a batch; the error return is for a broken library (disk, database).
+func (e *Engine) IngestFile(ctx context.Context, path string, progress ProgressFunc) (Result, error) {
+	if progress == nil {
+		progress = func(library.Document) {}
+	}
+	res := Result{Path: path}
+	abs, err := filepath.Abs(path)
+	if err == nil {
+		path = abs
+	}
+	id, size, err := hashFile(path)
+	if err != nil {
+		res.Status, res.Error = Failed, err.Error()
+		return res, nil
+	}
+	res.DocID = id
+	if old, err := e.lib.Document(ctx, id); err == nil && old.Status == library.StatusReady {
+		res.Status, res.Pages, res.Chunks = Skipped, old.Pages, old.Chunks
+		return res, nil
+	}
+	doc := library.Document{ID: id, Path: path, Title: filepath.Base(path), Kind: kindOf(path), Bytes: size, Status: library.StatusExtracting}
+	if old, err := e.lib.Document(ctx, id); err == nil {
+		doc.AddedAt = old.AddedAt
+	}
+	if err := e.lib.PutDocument(ctx, &doc); err != nil {
+		return res, err
+	}
+	progress(doc)
+	fail := func(msg string) (Result, error) {
+		doc.Status, doc.Error = library.StatusFailed, msg
+		res.Status, res.Error = Failed, msg
+		if err := e.lib.PutDocument(context.WithoutCancel(ctx), &doc); err != nil {
+			return res, err
+		}
+		progress(doc)
+		return res, nil
+	}
+
+	src, err := ingest.File(ctx, path, func(done, total int) {
+		doc.Done, doc.Total = done, total
+		progress(doc)
+	})
+	if err != nil {
+		return fail(oneLine(err))
+	}
+	doc.Title, doc.Author, doc.Pages = src.Title, src.Author, len(src.Pages)
+	if doc.Title == "" {
+		doc.Title = filepath.Base(path)
+	}
+	if src.Kind != "" {
+		doc.Kind = src.Kind
+	}
+	if b, err := json.Marshal(src.Outline); err == nil {
+		doc.Outline = string(b)
+	}
+	pieces := chunk.Split(src, chunk.DefaultOptions())
+	if len(pieces) == 0 {
+		return fail("no text found in this document (it may be scanned images; OCR is not available yet)")
+	}
+	pages := make([]string, len(src.Pages))
+	for i, p := range src.Pages {
+		pages[i] = p.Text
+	}
+	chunks := make([]library.Chunk, len(pieces))
+	for i, p := range pieces {
+		chunks[i] = library.Chunk{ID: chunk.ID(p.Text), PageStart: p.PageStart, PageEnd: p.PageEnd,
+			Start: p.Start, End: p.End, Section: p.Section, Text: p.Text}
+	}
+
+	e.ingestMu.Lock()
+	defer e.ingestMu.Unlock()
+	if err := e.dropIndexed(ctx, id); err != nil {
+		return res, err
+	}
+	if err := e.lib.ReplaceContent(ctx, id, pages, chunks); err != nil {
+		return res, err
+	}
+	lexDocs := make([]index.LexDoc, len(chunks))
+	for i, c := range chunks {
+		lexDocs[i] = index.LexDoc{ID: strconv.FormatInt(c.Seq, 10), DocID: id, Title: doc.Title, Section: c.Section, Text: c.Text}
+	}
+	if err := e.lex.Add(lexDocs); err != nil {
+		return res, fmt.Errorf("index %s: %w", path, err)
+	}
+	doc.Chunks = len(chunks)
+	res.Pages, res.Chunks = doc.Pages, doc.Chunks
+
+	if st := e.Status(ctx); st.embedOK {
+		doc.Status, doc.Done, doc.Total = library.StatusEmbedding, 0, len(chunks)
+		if err := e.lib.PutDocument(ctx, &doc); err != nil {
+			return res, err
+		}
+		progress(doc)
+		// An embedding failure leaves the document searchable lexically; the missing
+		// vectors are filled in later by EmbedPending.
+		_ = e.embed(ctx, chunks, func(done int) {
+			doc.Done = done
+			progress(doc)
+		})
+	}
+	doc.Status, doc.Error, doc.Done, doc.Total = library.StatusReady, "", len(chunks), len(chunks)
+	if err := e.lib.PutDocument(ctx, &doc); err != nil {
+		return res, err
+	}
+	progress(doc)
+	res.Status = Inserted
+	return res, nil
+}
+
+// dropIndexed removes a document's chunks from both indexes (before re-ingesting or
+// removing it). Callers hold ingestMu.
+func (e *Engine) dropIndexed(ctx context.Context, docID string) error {
+	old, err := e.lib.DocumentChunks(ctx, docID)
+	if err != nil {
+		return err
+	}
+	if len(old) > 0 {
+		seqs := make([]int64, len(old))
+		for i, c := range old {
+			seqs[i] = c.Seq
+		}
+		if err := e.vec.Remove(seqs); err != nil {
+			return fmt.Errorf("remove vectors: %w", err)
+		}
+		if err := e.vec.Save(); err != nil {
+			return fmt.Errorf("save vectors: %w", err)
+		}
+	}
+	if err := e.lex.DeleteDoc(docID); err != nil {
+		return fmt.Errorf("remove from lexical index: %w", err)
+	}
+	return nil
+}
+
+// embed embeds chunks in batches, adds them to the vector index, saves it and marks them.
+// Callers hold ingestMu.
+func (e *Engine) embed(ctx context.Context, chunks []library.Chunk, progress func(done int)) error {
+	model, prefix := e.cfg.EmbedModel, docPrefix(e.cfg.EmbedModel)
+	for start := 0; start < len(chunks); start += e.cfg.EmbedBatch {
+		batch := chunks[start:min(len(chunks), start+e.cfg.EmbedBatch)]
+		texts := make([]string, len(batch))
+		ids := make([]int64, len(batch))
+		for i, c := range batch {
+			texts[i] = prefix + c.Text
+			ids[i] = c.Seq
+		}
+		vecs, err := e.ollama.Embed(ctx, model, texts)
+		if err != nil {
+			return fmt.Errorf("embed: %w", err)
+		}
+		if len(vecs) == 0 {
+			return fmt.Errorf("embed: the model returned no vectors")
+		}
+		if err := e.vec.Ensure(model, len(vecs[0])); err != nil {
+			return err
+		}
+		// Remove first so that a retry after a crash never leaves duplicate ids.
+		if err := e.vec.Remove(ids); err != nil {
+			return err
+		}
+		if err := e.vec.Add(ids, vecs); err != nil {
+			return err
+		}
+		if err := e.vec.Save(); err != nil {
+			return err
+		}
+		if err := e.lib.MarkEmbedded(ctx, ids, true); err != nil {
+			return err
+		}
+		progress(start + len(batch))
+	}
+	return nil
+}
+
+// EmbedPending embeds every chunk that has no vector yet (after the embedding model
+// became available, or after a crash). It returns how many chunks it embedded.
+func (e *Engine) EmbedPending(ctx context.Context) (int, error) {
+	if st := e.Status(ctx); !st.embedOK {
+		return 0, nil
+	}
+	e.ingestMu.Lock()
+	defer e.ingestMu.Unlock()
+	n := 0
+	for {
+		chunks, err := e.lib.Unembedded(ctx, 256)
+		if err != nil || len(chunks) == 0 {
+			return n, err
+		}
+		if err := e.embed(ctx, chunks, func(int) {}); err != nil {
+			return n, err
+		}
+		n += len(chunks)
+	}
+}
+
+// Remove deletes a document and everything derived from it. The library row goes first:
+// index entries left by a crash after it point at nothing and are skipped by retrieval.
+func (e *Engine) Remove(ctx context.Context, docID string) error {
+	e.ingestMu.Lock()
+	defer e.ingestMu.Unlock()
+	chunks, err := e.lib.DocumentChunks(ctx, docID)
+	if err != nil {
+		return err
+	}
+	if err := e.lib.DeleteDocument(ctx, docID); err != nil {
+		return err
+	}
+	seqs := make([]int64, len(chunks))
+	for i, c := range chunks {
+		seqs[i] = c.Seq
+	}
+	if err := e.vec.Remove(seqs); err != nil {
+		return fmt.Errorf("remove vectors: %w", err)
+	}
+	if err := e.vec.Save(); err != nil {
+		return err
+	}
+	return e.lex.DeleteDoc(docID)
+}
+
+// Interrupted lists documents whose ingest a crash or quit cut short; the caller re-ingests
+// them (IngestFile replaces whatever partial content they have).
+func (e *Engine) Interrupted(ctx context.Context) ([]library.Document, error) {
+	docs, err := e.lib.Documents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []library.Document
+	for _, d := range docs {
+		if d.Status != library.StatusReady && d.Status != library.StatusFailed {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+func hashFile(path string) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", 0, fmt.Errorf("file not found: %s", path)
+		}
+		return "", 0, fmt.Errorf("cannot open %s: %w", path, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return "", 0, fmt.Errorf("%s is a folder: add the files inside it", path)
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+func kindOf(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".pdf":
+		return "pdf"
+	case ".txt", ".md", ".markdown":
+		return "text"
+	}
+	return strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+}
+
+// oneLine makes an error fit one line of the UI.
+func oneLine(err error) string {
+	s := strings.Join(strings.Fields(err.Error()), " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}

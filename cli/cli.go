@@ -1,0 +1,309 @@
+// Package cli is Carrel's headless command line, in the same binary as the desktop app:
+//
+//	carrel [--library DIR] ingest PATH...
+//	carrel [--library DIR] search [--json] [--k N] [--mode hybrid|lexical|vector] QUESTION
+//	carrel [--library DIR] ask [--json] QUESTION
+//	carrel [--library DIR] status
+//	carrel [--library DIR] serve [--addr HOST:PORT]
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/carrel-app/carrel/app"
+	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/retrieve"
+)
+
+// ErrNoCommand means no subcommand was given: the caller opens the desktop window.
+var ErrNoCommand = errors.New("no command")
+
+// Env is what a command runs with.
+type Env struct {
+	Stdout, Stderr io.Writer
+	Assets         fs.FS // the built frontend, for serve
+}
+
+const usage = `Carrel: study your own documents, offline.
+
+Usage:
+  carrel [flags]                      open the desktop app
+  carrel [flags] ingest PATH...       add files or folders; one JSON line per document
+  carrel [flags] search [--json] [--k N] [--mode hybrid|lexical|vector] QUESTION
+  carrel [flags] ask [--json] QUESTION
+  carrel [flags] status               what works now (Ollama, models, mode)
+  carrel [flags] serve [--addr 127.0.0.1:8080]   the app in a browser
+
+Flags:
+`
+
+// Parse reads the global flags; it returns the engine config and the remaining args.
+func Parse(args []string, stderr io.Writer) (engine.Config, []string, error) {
+	fsg := flag.NewFlagSet("carrel", flag.ContinueOnError)
+	fsg.SetOutput(stderr)
+	dir := fsg.String("library", engine.DefaultDir(), "library `folder` (also $CARREL_LIBRARY)")
+	host := fsg.String("ollama-host", "", "Ollama address (default $OLLAMA_HOST or 127.0.0.1:11434)")
+	chatModel := fsg.String("chat-model", "", "chat model (default from DIR/config.json, else "+engine.DefaultChatModel+")")
+	embedModel := fsg.String("embed-model", "", "embedding model (default from DIR/config.json, else "+engine.DefaultEmbedModel+")")
+	maxTokens := fsg.Int("max-tokens", 0, "longest answer in tokens (default 1024)")
+	fsg.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fsg.PrintDefaults()
+	}
+	// macOS passes -psn_… to apps started from Finder.
+	var clean []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-psn_") {
+			clean = append(clean, a)
+		}
+	}
+	if err := fsg.Parse(clean); err != nil {
+		return engine.Config{}, nil, err
+	}
+	cfg, err := engine.LoadConfig(*dir)
+	if err != nil {
+		return cfg, nil, err
+	}
+	if *host != "" {
+		cfg.OllamaHost = *host
+	}
+	if *chatModel != "" {
+		cfg.ChatModel = *chatModel
+	}
+	if *embedModel != "" {
+		cfg.EmbedModel = *embedModel
+	}
+	if *maxTokens > 0 {
+		cfg.MaxTokens = *maxTokens
+	}
+	return cfg, fsg.Args(), nil
+}
+
+// Run runs one command and returns the process exit code. With no command it returns
+// ErrNoCommand and the config for the desktop app.
+func Run(args []string, env Env) (engine.Config, int, error) {
+	cfg, rest, err := Parse(args, env.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return cfg, 0, nil
+	}
+	if err != nil {
+		return cfg, 2, err
+	}
+	if len(rest) == 0 {
+		return cfg, 0, ErrNoCommand
+	}
+	cmd, cmdArgs := rest[0], rest[1:]
+	run, ok := map[string]func(context.Context, *engine.Engine, []string, Env) error{
+		"ingest": ingestCmd, "search": searchCmd, "ask": askCmd, "status": statusCmd, "serve": serveCmd,
+	}[cmd]
+	if !ok {
+		return cfg, 2, fmt.Errorf("unknown command %q: use ingest, search, ask, status or serve (carrel -h for help)", cmd)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	eng, err := engine.Open(cfg)
+	if err != nil {
+		return cfg, 1, err
+	}
+	defer eng.Close()
+	if err := run(ctx, eng, cmdArgs, env); err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			return cfg, 2, err
+		}
+		return cfg, 1, err
+	}
+	return cfg, 0, nil
+}
+
+type usageError struct{ error }
+
+func ingestCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) error {
+	if len(args) == 0 {
+		return usageError{errors.New("ingest: give one or more files or folders")}
+	}
+	enc := json.NewEncoder(env.Stdout)
+	failed := 0
+	files := engine.ExpandPaths(args)
+	for i, path := range files {
+		last := ""
+		res, err := eng.IngestFile(ctx, path, func(d library.Document) {
+			line := fmt.Sprintf("[%d/%d] %s: %s", i+1, len(files), d.Title, d.Status)
+			if d.Total > 0 && (d.Status == library.StatusExtracting || d.Status == library.StatusEmbedding) {
+				line += fmt.Sprintf(" %d/%d", d.Done, d.Total)
+			}
+			if line != last {
+				fmt.Fprintln(env.Stderr, line)
+				last = line
+			}
+		})
+		if err != nil {
+			return err
+		}
+		if res.Status == engine.Failed {
+			failed++
+			fmt.Fprintf(env.Stderr, "[%d/%d] %s: failed: %s\n", i+1, len(files), path, res.Error)
+		}
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	if n, err := eng.EmbedPending(ctx); err != nil {
+		fmt.Fprintf(env.Stderr, "embedding: %v (documents stay searchable by words)\n", err)
+	} else if n > 0 {
+		fmt.Fprintf(env.Stderr, "embedded %d earlier chunks\n", n)
+	}
+	if failed > 0 {
+		fmt.Fprintf(env.Stderr, "%d of %d documents failed\n", failed, len(files))
+	}
+	return nil
+}
+
+func searchCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) error {
+	fsg := flag.NewFlagSet("search", flag.ContinueOnError)
+	fsg.SetOutput(env.Stderr)
+	asJSON := fsg.Bool("json", false, "print JSON")
+	k := fsg.Int("k", 10, "number of hits")
+	mode := fsg.String("mode", "hybrid", "hybrid, lexical or vector")
+	docs := fsg.String("docs", "", "comma-separated document ids to search (default all)")
+	if err := fsg.Parse(args); err != nil {
+		return usageError{err}
+	}
+	q := strings.Join(fsg.Args(), " ")
+	if q == "" {
+		return usageError{errors.New("search: give a question")}
+	}
+	m, err := retrieve.ParseMode(*mode)
+	if err != nil {
+		return usageError{err}
+	}
+	hits, err := eng.Search(ctx, q, engine.SearchOptions{K: *k, Mode: m, DocIDs: splitList(*docs)})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if hits == nil {
+			hits = []engine.Hit{}
+		}
+		return json.NewEncoder(env.Stdout).Encode(hits)
+	}
+	if len(hits) == 0 {
+		fmt.Fprintln(env.Stdout, "Nothing found.")
+	}
+	for i, h := range hits {
+		fmt.Fprintf(env.Stdout, "%2d. %s, page %d  (%s, %.4f)\n    %s\n", i+1, h.DocTitle, h.Page, h.MatchType, h.Score, snippet(h.Text, 200))
+	}
+	return nil
+}
+
+func askCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) error {
+	fsg := flag.NewFlagSet("ask", flag.ContinueOnError)
+	fsg.SetOutput(env.Stderr)
+	asJSON := fsg.Bool("json", false, "print one JSON object at the end instead of streaming")
+	docs := fsg.String("docs", "", "comma-separated document ids to search (default all)")
+	if err := fsg.Parse(args); err != nil {
+		return usageError{err}
+	}
+	q := strings.Join(fsg.Args(), " ")
+	if q == "" {
+		return usageError{errors.New("ask: give a question")}
+	}
+	ans, err := eng.Ask(ctx, q, splitList(*docs), func(ev engine.AskEvent) error {
+		if !*asJSON && !ev.IsStart {
+			fmt.Fprint(env.Stdout, ev.Token)
+		}
+		return nil
+	})
+	if ans == nil {
+		return err
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "answer cut short: %v\n", err)
+	}
+	if *asJSON {
+		return errors.Join(err, json.NewEncoder(env.Stdout).Encode(ans))
+	}
+	if ans.Mode != "model" {
+		fmt.Fprintln(env.Stdout, ans.Text)
+	} else {
+		fmt.Fprintln(env.Stdout)
+	}
+	if ans.Note != "" {
+		fmt.Fprintln(env.Stdout, "\n"+ans.Note)
+	}
+	if len(ans.Citations) > 0 {
+		fmt.Fprintln(env.Stdout, "\nSources:")
+	}
+	for _, c := range ans.Citations {
+		fmt.Fprintf(env.Stdout, "[%d] %s, page %d: %s\n", c.N, c.DocTitle, c.Page, snippet(c.Text, 120))
+	}
+	return err
+}
+
+func statusCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) error {
+	enc := json.NewEncoder(env.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(eng.Status(ctx))
+}
+
+func serveCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) error {
+	fsg := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fsg.SetOutput(env.Stderr)
+	addr := fsg.String("addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
+	if err := fsg.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if env.Assets == nil {
+		return errors.New("serve: this build has no frontend")
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	srv := app.NewServer(ctx, eng, env.Assets)
+	defer srv.Stop()
+	hs := &http.Server{Handler: srv}
+	json.NewEncoder(env.Stdout).Encode(map[string]string{"url": "http://" + ln.Addr().String()})
+	go func() {
+		<-ctx.Done()
+		hs.Close()
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func snippet(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
