@@ -54,6 +54,16 @@ describe('ChatState', () => {
     expect(chat.busy).toBe(false);
   });
 
+  it('cancels on the backend when Stop came before Ask() returned', async () => {
+    const p = chat.ask('q', []);
+    await chat.stop();
+    expect(cancel).not.toHaveBeenCalled();
+    resolveAsk('a4');
+    await p;
+    expect(cancel).toHaveBeenCalledWith('a4');
+    expect(chat.turns[0].state).toBe('stopped');
+  });
+
   it('refuses a second question while one is running, and ignores blank ones', async () => {
     void chat.ask('first', []);
     await chat.ask('second', []);

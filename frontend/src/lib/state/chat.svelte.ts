@@ -40,6 +40,12 @@ export class ChatState {
     try {
       const askID = await api.ask(t.question, t.scope);
       t.askID = askID;
+      if (t.state === 'stopped') {
+        // Stop was pressed before the id was known.
+        void api.cancel(askID).catch(() => {});
+        this.#buffer.take(askID);
+        return;
+      }
       if (t.state === 'sending') t.state = 'waiting';
       for (const ev of this.#buffer.take(askID)) applyAnswerEvent(t, ev);
     } catch (e) {
