@@ -85,10 +85,6 @@ var expectedFailures = map[string]error{
 const minF1 = 0.95
 
 var lowF1 = map[string]string{
-	// Word gaps are drawn with character spacing (Tc) and a literal space
-	// cancelled by negative word spacing (Tw); PDFium's space detection
-	// does not use glyph positions this way, and glues and splits words.
-	"TheGoProgrammingLanguageCh1.pdf": "PDFium mis-spaces Tc/Tw-spaced text",
 	// Axis labels of a grid; the two tools order them differently and
 	// pdftotext drops some.
 	"grid_example.pdf": "layout of grid labels",

@@ -19,6 +19,7 @@ type structure struct {
 	title, author string
 	outline       []Heading
 	warnings      []string
+	respace       []int // pages whose words are spaced with Tc, see respace.go
 }
 
 var pdfcpuOnce sync.Once
@@ -59,6 +60,7 @@ func readStructure(c context.Context, data []byte, password string) (st structur
 	}
 	st.pages = ctx.PageCount
 	st.outline = bookmarks(ctx)
+	st.respace = tcSpacedPages(ctx)
 	return st, nil
 }
 
@@ -193,6 +195,15 @@ func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) erro
 		}
 	} else if len(res.pages) != st.pages {
 		st.warnings = append(st.warnings, fmt.Sprintf("PDFium sees %d pages where pdfcpu sees %d; page numbers follow pdfcpu.", len(res.pages), st.pages))
+	}
+
+	if len(st.respace) > 0 {
+		if err := respace(ctx, eng, data, opts.Password, res.pages, st.respace); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			st.warnings = append(st.warnings, "Some pages' word spacing could not be repaired ("+shortError(err)+").")
+		}
 	}
 
 	doc.Pages = make([]Page, st.pages)
