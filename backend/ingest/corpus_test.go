@@ -209,7 +209,7 @@ func TestCorpus(t *testing.T) {
 			} else if f1 < minF1 {
 				t.Errorf("token F1 vs pdftotext %.3f < %.2f", f1, minF1)
 			}
-			t.Logf("pages %3d  outline %3d  F1 %.3f  title %q  warnings %d", len(doc.Pages), len(doc.Outline), f1, doc.Title, len(doc.Warnings))
+			t.Logf("%-40s pages %3d  outline %3d  F1 %.3f  title %q  warnings %d", name, len(doc.Pages), len(doc.Outline), f1, doc.Title, len(doc.Warnings))
 			for _, w := range doc.Warnings {
 				t.Logf("warning: %s", w)
 			}
