@@ -1,0 +1,340 @@
+// Package faiss is Carrel's small cgo binding over the FAISS C++ library
+// (Debian's libfaiss-dev 1.7.3).
+//
+// It covers exactly what the vector store needs: an [Index] that maps int64
+// ids to vectors (IndexIDMap2) over either an exact inner-product index
+// ([NewFlatIP]) or an HNSW graph ([NewHNSW]), with add, remove, search,
+// filtered search, reconstruct and file I/O.
+//
+// The C++ shim (shim.cpp) catches every C++ exception and returns its message,
+// which surfaces here as an [*Error]; nothing panics or unwinds across cgo.
+//
+// An Index is safe for concurrent use: searches run in parallel, mutations are
+// exclusive. Close must be called to free the C++ memory.
+//
+// Building needs the FAISS headers and library and a BLAS (Debian:
+// libfaiss-dev, which ships only the static libfaiss.a, and libopenblas-dev).
+// OpenBLAS, libgomp and libstdc++ are linked dynamically.
+//
+// Importing the package tunes two process-wide settings (see cf_init in
+// shim.cpp): single queries go through BLAS, and OpenBLAS uses one thread.
+package faiss
+
+/*
+#cgo CXXFLAGS: -std=c++17 -O2
+#cgo LDFLAGS: -lfaiss -lopenblas -lgomp -lstdc++ -lm
+#include <stdlib.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+)
+
+func init() { C.cf_init() }
+
+// Kind is the structure under the id map.
+type Kind int
+
+const (
+	// Flat is an exact, brute-force inner-product index (IndexFlatIP).
+	Flat Kind = C.CF_KIND_FLAT
+	// HNSW is an approximate graph index (IndexHNSWFlat, inner product).
+	HNSW Kind = C.CF_KIND_HNSW
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Flat:
+		return "flat"
+	case HNSW:
+		return "hnsw"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+var (
+	// ErrClosed is returned by every method of a closed Index.
+	ErrClosed = errors.New("faiss: index closed")
+	// ErrNotFound is returned by Reconstruct for an id not in the index.
+	ErrNotFound = errors.New("faiss: id not found")
+)
+
+// Error is a failure reported by FAISS itself (a caught C++ exception).
+type Error struct {
+	// Op is the operation that failed, such as "add" or "read".
+	Op string
+	// Msg is the C++ exception's message.
+	Msg string
+}
+
+func (e *Error) Error() string { return "faiss: " + e.Op + ": " + e.Msg }
+
+// cerr converts a shim error string into an *Error and frees it.
+func cerr(op string, msg *C.char) error {
+	if msg == nil {
+		return nil
+	}
+	defer C.free(unsafe.Pointer(msg))
+	return &Error{Op: op, Msg: C.GoString(msg)}
+}
+
+// Index is an id-mapped inner-product index. The zero value is not usable;
+// create one with NewFlatIP, NewHNSW or Read.
+type Index struct {
+	mu   sync.RWMutex
+	p    *C.cf_index // nil once closed
+	dim  int
+	kind Kind
+}
+
+func wrap(p *C.cf_index) *Index {
+	return &Index{p: p, dim: int(C.cf_dim(p)), kind: Kind(C.cf_kind(p))}
+}
+
+// NewFlatIP returns an exact inner-product index of dimension dim.
+func NewFlatIP(dim int) (*Index, error) {
+	if dim <= 0 {
+		return nil, fmt.Errorf("faiss: new flat: dimension %d must be positive", dim)
+	}
+	var p *C.cf_index
+	if err := cerr("new flat", C.cf_new_flat_ip(C.int(dim), &p)); err != nil {
+		return nil, err
+	}
+	return wrap(p), nil
+}
+
+// NewHNSW returns an HNSW inner-product index of dimension dim with m links
+// per node. FAISS 1.7.3 cannot remove vectors from it.
+func NewHNSW(dim, m int) (*Index, error) {
+	if dim <= 0 {
+		return nil, fmt.Errorf("faiss: new hnsw: dimension %d must be positive", dim)
+	}
+	if m < 2 {
+		return nil, fmt.Errorf("faiss: new hnsw: M %d must be at least 2", m)
+	}
+	var p *C.cf_index
+	if err := cerr("new hnsw", C.cf_new_hnsw_ip(C.int(dim), C.int(m), &p)); err != nil {
+		return nil, err
+	}
+	return wrap(p), nil
+}
+
+// Read loads an index written by Write.
+func Read(path string) (*Index, error) {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	var p *C.cf_index
+	if err := cerr("read "+path, C.cf_read(cpath, &p)); err != nil {
+		return nil, err
+	}
+	return wrap(p), nil
+}
+
+// Kind reports the structure under the id map.
+func (x *Index) Kind() Kind { return x.kind }
+
+// Dim reports the vector dimension.
+func (x *Index) Dim() int { return x.dim }
+
+// Len reports the number of vectors; 0 once closed.
+func (x *Index) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.p == nil {
+		return 0
+	}
+	return int(C.cf_len(x.p))
+}
+
+// Contains reports whether id is in the index.
+func (x *Index) Contains(id int64) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.p != nil && C.cf_contains(x.p, C.int64_t(id)) != 0
+}
+
+// IDs returns every id in the index, in storage order.
+func (x *Index) IDs() []int64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.p == nil {
+		return nil
+	}
+	ids := make([]int64, int(C.cf_len(x.p)))
+	if len(ids) > 0 {
+		C.cf_ids(x.p, (*C.int64_t)(unsafe.Pointer(&ids[0])))
+	}
+	return ids
+}
+
+// SetEfSearch sets the HNSW search beam width (higher: better recall,
+// slower). It is an error on a flat index. The value is saved by Write.
+func (x *Index) SetEfSearch(ef int) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.p == nil {
+		return ErrClosed
+	}
+	return cerr("set efSearch", C.cf_set_ef_search(x.p, C.int(ef)))
+}
+
+// EfSearch reports the HNSW search beam width, or 0 for a flat index.
+func (x *Index) EfSearch() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.p == nil {
+		return 0
+	}
+	return int(C.cf_ef_search(x.p))
+}
+
+// Add inserts len(ids) vectors stored row after row in vecs. Ids must be
+// non-negative, distinct, and not already present; vectors are stored as
+// given (normalise them first for cosine similarity).
+func (x *Index) Add(ids []int64, vecs []float32) error {
+	if len(vecs) != len(ids)*x.dim {
+		return fmt.Errorf("faiss: add: %d ids of dim %d need %d floats, got %d",
+			len(ids), x.dim, len(ids)*x.dim, len(vecs))
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.p == nil {
+		return ErrClosed
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return cerr("add", C.cf_add(x.p, C.int64_t(len(ids)),
+		(*C.float)(unsafe.Pointer(&vecs[0])), (*C.int64_t)(unsafe.Pointer(&ids[0]))))
+}
+
+// Remove deletes the given ids, ignoring absent ones, and reports how many
+// were removed. A flat index compacts in O(Len); remove in batches.
+func (x *Index) Remove(ids []int64) (int, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.p == nil {
+		return 0, ErrClosed
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	var n C.int64_t
+	err := cerr("remove", C.cf_remove(x.p, C.int64_t(len(ids)),
+		(*C.int64_t)(unsafe.Pointer(&ids[0])), &n))
+	return int(n), err
+}
+
+// Search returns up to k ids with the highest inner product with q, best
+// first, and their scores.
+func (x *Index) Search(q []float32, k int) (ids []int64, scores []float32, err error) {
+	return x.search("search", q, k, nil)
+}
+
+// SearchFiltered is Search restricted to the ids in allow; an empty allow
+// list matches nothing. Ids in allow that are not in the index are ignored.
+//
+// On a flat index the search is exact: FAISS scans with an IDSelectorBatch
+// (via SearchParameters on the sub-index, since FAISS 1.7.3's IndexIDMap2
+// rejects search parameters). On HNSW a narrow filter (at most a quarter of
+// the index, or 4096 ids) is answered by an exact scan of the allowed
+// vectors; a wider one filters during the graph walk with a widened beam.
+func (x *Index) SearchFiltered(q []float32, k int, allow []int64) (ids []int64, scores []float32, err error) {
+	if allow == nil {
+		allow = []int64{}
+	}
+	return x.search("search filtered", q, k, allow)
+}
+
+func (x *Index) search(op string, q []float32, k int, allow []int64) ([]int64, []float32, error) {
+	if len(q) != x.dim {
+		return nil, nil, fmt.Errorf("faiss: %s: query has dim %d, index %d", op, len(q), x.dim)
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.p == nil {
+		return nil, nil, ErrClosed
+	}
+	// FAISS allocates and heap-sorts k results; never ask for more than exist.
+	k = min(k, int(C.cf_len(x.p)))
+	if allow != nil {
+		k = min(k, len(allow))
+	}
+	if k <= 0 {
+		return nil, nil, nil
+	}
+	ids := make([]int64, k)
+	scores := make([]float32, k)
+	cq := (*C.float)(unsafe.Pointer(&q[0]))
+	cids := (*C.int64_t)(unsafe.Pointer(&ids[0]))
+	cscores := (*C.float)(unsafe.Pointer(&scores[0]))
+	var msg *C.char
+	if allow == nil {
+		msg = C.cf_search(x.p, cq, C.int64_t(k), cscores, cids)
+	} else {
+		msg = C.cf_search_filtered(x.p, cq, C.int64_t(k),
+			(*C.int64_t)(unsafe.Pointer(&allow[0])), C.int64_t(len(allow)), cscores, cids)
+	}
+	if err := cerr(op, msg); err != nil {
+		return nil, nil, err
+	}
+	// FAISS pads missing results with id -1; drop them in place.
+	n := 0
+	for i, id := range ids {
+		if id < 0 {
+			continue
+		}
+		ids[n], scores[n] = id, scores[i]
+		n++
+	}
+	return ids[:n], scores[:n], nil
+}
+
+// Reconstruct returns a copy of the stored vector for id, or ErrNotFound.
+func (x *Index) Reconstruct(id int64) ([]float32, error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.p == nil {
+		return nil, ErrClosed
+	}
+	out := make([]float32, x.dim)
+	var found C.int
+	if err := cerr("reconstruct", C.cf_reconstruct(x.p, C.int64_t(id),
+		(*C.float)(unsafe.Pointer(&out[0])), &found)); err != nil {
+		return nil, err
+	}
+	if found == 0 {
+		return nil, fmt.Errorf("faiss: reconstruct %d: %w", id, ErrNotFound)
+	}
+	return out, nil
+}
+
+// Write saves the index to path (overwriting it) and fsyncs the file. It
+// does not rename anything: callers wanting atomic replacement write to a
+// temporary name and rename.
+func (x *Index) Write(path string) error {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.p == nil {
+		return ErrClosed
+	}
+	return cerr("write "+path, C.cf_write(x.p, cpath))
+}
+
+// Close frees the index. It is idempotent; later calls to other methods
+// return ErrClosed.
+func (x *Index) Close() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.p != nil {
+		C.cf_free(x.p)
+		x.p = nil
+	}
+}

@@ -1,0 +1,382 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/whitespace"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// LexDoc is one chunk to index.
+type LexDoc struct {
+	ID      string // chunk id (a content hash)
+	DocID   string // id of the document the chunk belongs to
+	Title   string // document title
+	Section string // section heading path of the chunk
+	Text    string
+}
+
+// LexHit is one lexical search result. Score is a BM25 sum, comparable only
+// within one result list.
+type LexHit struct {
+	ID    string
+	Score float64
+}
+
+// Field names in the bleve index. They are stored on disk with the mapping.
+const (
+	fieldText    = "text"    // English analysis: stop words out, stemmed
+	fieldTitle   = "title"   // same, boosts
+	fieldSection = "section" // same, boosts
+	fieldCode    = "code"    // text+title+section split on whitespace only
+	fieldDoc     = "doc"     // document id, one keyword term
+
+	codeAnalyzer = "carrel_code"
+
+	// lexSchema is bumped whenever the mapping changes incompatibly; an index
+	// with another value must be rebuilt.
+	lexSchemaKey = "carrel:lexical-schema"
+	lexSchema    = "1"
+)
+
+// Query weights, relative to a match in the chunk text. Title and section
+// only add to chunks that already match (see buildQuery); the title is
+// shared by every chunk of a document, so it counts least.
+const (
+	boostSection = 0.75
+	boostTitle   = 0.5
+	boostPhrase  = 1.0
+	boostCode    = 2.0
+)
+
+// lexRecord is what bleve indexes for a LexDoc; the chunk id is the bleve
+// document id. Nothing is stored: SQLite has the text.
+type lexRecord struct {
+	Doc     string `json:"doc"`
+	Title   string `json:"title"`
+	Section string `json:"section"`
+	Text    string `json:"text"`
+}
+
+// Lexical is the persistent BM25 index of chunks, in bleve's scorch format.
+// Every Add and Delete is on disk when it returns. Lexical is safe for
+// concurrent use.
+type Lexical struct {
+	mu     sync.RWMutex // Close excludes everything else
+	idx    bleve.Index
+	closed bool
+}
+
+func lexMapping() (mapping.IndexMapping, error) {
+	im := bleve.NewIndexMapping()
+	im.ScoringModel = "bm25"
+	im.DefaultAnalyzer = en.AnalyzerName
+	im.StoreDynamic = false
+	im.IndexDynamic = false
+	im.DocValuesDynamic = false
+	err := im.AddCustomAnalyzer(codeAnalyzer, map[string]any{
+		"type":          custom.Name,
+		"tokenizer":     whitespace.Name,
+		"token_filters": []any{codeTrimName, lowercase.Name},
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	textField := func(analyzer string, positions bool) *mapping.FieldMapping {
+		fm := bleve.NewTextFieldMapping()
+		fm.Analyzer = analyzer
+		fm.Store = false
+		fm.IncludeInAll = false
+		fm.DocValues = false
+		fm.IncludeTermVectors = positions // phrase queries need positions
+		return fm
+	}
+	code := func() *mapping.FieldMapping {
+		fm := textField(codeAnalyzer, false)
+		fm.Name = fieldCode
+		return fm
+	}
+	doc := bleve.NewDocumentStaticMapping()
+	doc.AddFieldMappingsAt(fieldText, textField(en.AnalyzerName, true), code())
+	doc.AddFieldMappingsAt(fieldTitle, textField(en.AnalyzerName, false), code())
+	doc.AddFieldMappingsAt(fieldSection, textField(en.AnalyzerName, false), code())
+	doc.AddFieldMappingsAt(fieldDoc, textField(keyword.Name, false))
+	im.DefaultMapping = doc
+	return im, nil
+}
+
+// OpenLexical opens the lexical index in dir, creating it if dir holds none.
+// An index built with another schema returns an error wrapping
+// ErrSchemaMismatch; the caller deletes dir and re-indexes.
+func OpenLexical(dir string) (*Lexical, error) {
+	var (
+		idx bleve.Index
+		err error
+	)
+	if _, statErr := os.Stat(filepath.Join(dir, "index_meta.json")); statErr == nil {
+		idx, err = bleve.Open(dir)
+		if err != nil {
+			return nil, fmt.Errorf("index: open lexical %s: %w", dir, err)
+		}
+		schema, err := idx.GetInternal([]byte(lexSchemaKey))
+		if err != nil || string(schema) != lexSchema {
+			idx.Close()
+			if err == nil {
+				err = fmt.Errorf("%w: found %q, want %q", ErrSchemaMismatch, schema, lexSchema)
+			}
+			return nil, fmt.Errorf("index: open lexical %s: %w", dir, err)
+		}
+		return &Lexical{idx: idx}, nil
+	} else if !errors.Is(statErr, fs.ErrNotExist) {
+		return nil, fmt.Errorf("index: open lexical: %w", statErr)
+	}
+
+	m, err := lexMapping()
+	if err != nil {
+		return nil, fmt.Errorf("index: lexical mapping: %w", err)
+	}
+	idx, err = bleve.New(dir, m)
+	if err != nil {
+		return nil, fmt.Errorf("index: create lexical %s: %w", dir, err)
+	}
+	if err := idx.SetInternal([]byte(lexSchemaKey), []byte(lexSchema)); err != nil {
+		idx.Close()
+		return nil, fmt.Errorf("index: create lexical %s: %w", dir, err)
+	}
+	return &Lexical{idx: idx}, nil
+}
+
+// Add indexes docs in one batch; a chunk id already present is replaced.
+func (l *Lexical) Add(docs []LexDoc) error {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return ErrClosed
+	}
+	if len(docs) == 0 {
+		return nil
+	}
+	b := l.idx.NewBatch()
+	for _, d := range docs {
+		if d.ID == "" {
+			return errors.New("index: add lexical: empty chunk id")
+		}
+		rec := lexRecord{Doc: d.DocID, Title: d.Title, Section: d.Section, Text: d.Text}
+		if err := b.Index(d.ID, rec); err != nil {
+			return fmt.Errorf("index: add lexical %s: %w", d.ID, err)
+		}
+	}
+	if err := l.idx.Batch(b); err != nil {
+		return fmt.Errorf("index: add lexical: %w", err)
+	}
+	return nil
+}
+
+// Delete removes chunks by id; absent ids are ignored.
+func (l *Lexical) Delete(ids []string) error {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return ErrClosed
+	}
+	return l.deleteLocked(ids)
+}
+
+func (l *Lexical) deleteLocked(ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	b := l.idx.NewBatch()
+	for _, id := range ids {
+		b.Delete(id)
+	}
+	if err := l.idx.Batch(b); err != nil {
+		return fmt.Errorf("index: delete lexical: %w", err)
+	}
+	return nil
+}
+
+// DeleteDoc removes every chunk of the document docID.
+func (l *Lexical) DeleteDoc(docID string) error {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return ErrClosed
+	}
+	const page = 1000
+	for {
+		q := bleve.NewTermQuery(docID)
+		q.SetField(fieldDoc)
+		req := bleve.NewSearchRequestOptions(q, page, 0, false)
+		req.Score = "none"
+		res, err := l.idx.Search(req)
+		if err != nil {
+			return fmt.Errorf("index: delete lexical doc %s: %w", docID, err)
+		}
+		ids := make([]string, len(res.Hits))
+		for i, h := range res.Hits {
+			ids[i] = h.ID
+		}
+		if err := l.deleteLocked(ids); err != nil {
+			return fmt.Errorf("index: delete lexical doc %s: %w", docID, err)
+		}
+		if len(res.Hits) < page {
+			return nil
+		}
+	}
+}
+
+// Search returns up to k chunks ranked by BM25 for a question typed by the
+// user. docIDs, if not empty, restricts the search to those documents
+// without changing scores.
+//
+// The question is analysed like the text (English stop words removed,
+// stemmed) and any term may match: coverage of more terms ranks higher, but
+// none is required. Matches in the section heading or title, and the whole
+// question as a phrase, add to a chunk's score. Words that look like code
+// (faiss_Index_search, --num-ctx, v2.6.3) also match verbatim in a field
+// split only on whitespace, with a higher weight.
+func (l *Lexical) Search(question string, k int, docIDs []string) ([]LexHit, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return nil, ErrClosed
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	q, err := l.buildQuery(question, docIDs)
+	if err != nil {
+		return nil, fmt.Errorf("index: search lexical: %w", err)
+	}
+	if q == nil {
+		return nil, nil
+	}
+	req := bleve.NewSearchRequestOptions(q, k, 0, false)
+	req.SortBy([]string{"-_score", "_id"}) // stable order for equal scores
+	res, err := l.idx.Search(req)
+	if err != nil {
+		return nil, fmt.Errorf("index: search lexical: %w", err)
+	}
+	hits := make([]LexHit, len(res.Hits))
+	for i, h := range res.Hits {
+		hits[i] = LexHit{ID: h.ID, Score: h.Score}
+	}
+	return hits, nil
+}
+
+// buildQuery returns nil when the question has nothing searchable (empty,
+// or only stop words and punctuation).
+//
+// A chunk matches through its text or a verbatim code word; title, section
+// and phrase matches only add to its score. bleve multiplies a disjunction's
+// score by the fraction of its clauses that matched (a "coord" factor), which
+// would turn any bonus match into a doubling. So each bonus gets its own
+// boolean level, must(core) + should(bonus), whose score is a plain sum.
+func (l *Lexical) buildQuery(question string, docIDs []string) (query.Query, error) {
+	an := l.idx.Mapping().AnalyzerNamed(en.AnalyzerName)
+	if an == nil {
+		return nil, errors.New("no English analyzer")
+	}
+	terms := an.Analyze([]byte(question))
+	code := codeTerms(question)
+	if len(terms) == 0 && len(code) == 0 {
+		return nil, nil
+	}
+
+	// Core: any analysed term in the text, or any code word verbatim. Here
+	// the coord factor is wanted: a chunk with the exact identifier beats
+	// one that only shares its word pieces.
+	var core []query.Query
+	if len(terms) > 0 {
+		text := bleve.NewMatchQuery(question)
+		text.SetField(fieldText)
+		core = append(core, text)
+	}
+	if len(code) > 0 {
+		c := bleve.NewMatchQuery(strings.Join(code, " "))
+		c.SetField(fieldCode)
+		c.SetBoost(boostCode)
+		core = append(core, c)
+	}
+	var q query.Query = bleve.NewDisjunctionQuery(core...)
+
+	withBonus := func(bonus query.Query) {
+		b := bleve.NewBooleanQuery()
+		b.AddMust(q)
+		b.AddShould(bonus)
+		q = b
+	}
+	if len(terms) > 0 {
+		for _, f := range []struct {
+			field string
+			boost float64
+		}{{fieldSection, boostSection}, {fieldTitle, boostTitle}} {
+			m := bleve.NewMatchQuery(question)
+			m.SetField(f.field)
+			m.SetBoost(f.boost)
+			withBonus(m)
+		}
+		if len(terms) > 1 {
+			phrase := bleve.NewMatchPhraseQuery(question)
+			phrase.SetField(fieldText)
+			phrase.SetBoost(boostPhrase)
+			withBonus(phrase)
+		}
+	}
+
+	if len(docIDs) > 0 {
+		scope := make([]query.Query, len(docIDs))
+		for i, id := range docIDs {
+			t := bleve.NewTermQuery(id)
+			t.SetField(fieldDoc)
+			scope[i] = t
+		}
+		b := bleve.NewBooleanQuery()
+		b.AddMust(q)
+		b.AddFilter(bleve.NewDisjunctionQuery(scope...)) // filters do not score
+		q = b
+	}
+	return q, nil
+}
+
+// Count reports the number of indexed chunks.
+func (l *Lexical) Count() (uint64, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return 0, ErrClosed
+	}
+	n, err := l.idx.DocCount()
+	if err != nil {
+		return 0, fmt.Errorf("index: count lexical: %w", err)
+	}
+	return n, nil
+}
+
+// Close closes the index. It is idempotent.
+func (l *Lexical) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	if err := l.idx.Close(); err != nil {
+		return fmt.Errorf("index: close lexical: %w", err)
+	}
+	return nil
+}
