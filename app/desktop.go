@@ -43,7 +43,9 @@ func RunDesktop(eng *engine.Engine, assets fs.FS) error {
 			Assets:  assets,
 			Handler: a.FilesHandler(),
 		},
-		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true, DisableWebViewDrop: true},
+		// DisableWebViewDrop must stay false: on Linux (Wails 2.9.2) true removes the webview
+		// as a drop target and OnFileDrop never fires; the frontend stops navigation itself.
+		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true},
 		OnStartup: func(ctx context.Context) {
 			wctx = ctx
 			a.start(ctx)

@@ -65,11 +65,13 @@ func (h *hub) Emit(name string, data any) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for c := range h.subs {
-		// A slow browser must not stall answers for everyone: it loses events instead,
-		// and reloads the library list on reconnect.
+		// A slow browser must not stall answers for everyone: its stream is closed, and
+		// on reconnecting it reloads the library and ends answers it lost track of.
 		select {
 		case c <- msg:
 		default:
+			delete(h.subs, c)
+			close(c)
 		}
 	}
 }
@@ -86,7 +88,9 @@ func (h *hub) serve(w http.ResponseWriter, r *http.Request) {
 	h.mu.Unlock()
 	defer func() {
 		h.mu.Lock()
-		delete(h.subs, c)
+		if _, ok := h.subs[c]; ok {
+			delete(h.subs, c)
+		}
 		h.mu.Unlock()
 	}()
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -97,7 +101,10 @@ func (h *hub) serve(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 			return
-		case msg := <-c:
+		case msg, ok := <-c:
+			if !ok {
+				return
+			}
 			if _, err := w.Write(msg); err != nil {
 				return
 			}

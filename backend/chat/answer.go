@@ -86,14 +86,26 @@ func Respond(ctx context.Context, req Request, fn func(Event) error) (*Answer, e
 		return nil, err
 	}
 	var text strings.Builder
+	deltas := 0
 	usage, err := req.Model.Chat(ctx, llm.ChatRequest{Model: req.ModelName, Messages: msgs, NumCtx: numCtx, MaxTokens: maxTokens},
 		func(d llm.Delta) error {
 			text.WriteString(d.Text)
+			deltas++
 			return fn(Event{Token: d.Text})
 		})
 	ans := &Answer{Text: Ground(text.String(), kept), Citations: kept, Model: req.ModelName, Mode: ModeModel}
 	if usage != nil {
 		ans.Usage = Usage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens}
+	} else {
+		// No final usage report: estimate, so the meter never shows a free answer.
+		ans.Usage = Usage{PromptTokens: EstimateTokens(msgs[0].Content + msgs[1].Content), CompletionTokens: deltas}
+	}
+	if errors.Is(err, llm.ErrTruncated) && text.Len() > 0 && ctx.Err() == nil {
+		// Ollama ends a stream without its final message when the model loops (its
+		// token-repeat guard): the text so far is the answer, marked as cut off.
+		ans.Truncated = true
+		ans.Note = "The model stopped early (its output was cut off), so this answer may be incomplete."
+		return ans, nil
 	}
 	if err != nil {
 		ans.Truncated = true

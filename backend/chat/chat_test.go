@@ -2,8 +2,11 @@ package chat
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/carrel-app/carrel/backend/llm"
 )
 
 var passages = []Passage{
@@ -85,5 +88,27 @@ func TestRespondWithoutModel(t *testing.T) {
 	}
 	if !strings.Contains(ans.Text, "[1]") || !strings.Contains(ans.Text, "[2]") || !strings.Contains(ans.Note, "Ollama is not running") {
 		t.Fatalf("passages answer lacks markers or note: %q / %q", ans.Text, ans.Note)
+	}
+}
+
+type cutShort struct{}
+
+func (cutShort) Name() string { return "fake" }
+func (cutShort) Chat(_ context.Context, _ llm.ChatRequest, fn func(llm.Delta) error) (*llm.Usage, error) {
+	fn(llm.Delta{Text: "He went to the woods "})
+	fn(llm.Delta{Text: "to live deliberately."})
+	return nil, fmt.Errorf("chat: %w", llm.ErrTruncated)
+}
+
+// verifies a stream that ends without its final message (Ollama's repeat guard) gives a
+// finished answer marked as cut off, grounded, with estimated usage, not an error.
+func TestRespondCutShort(t *testing.T) {
+	ans, err := Respond(context.Background(), Request{Question: "why the woods?", Passages: passages, Model: cutShort{}, ModelName: "m"},
+		func(Event) error { return nil })
+	if err != nil || !ans.Truncated || ans.Note == "" {
+		t.Fatalf("cut-short answer: %+v %v", ans, err)
+	}
+	if ans.Text != "He went to the woods to live deliberately [1]." || ans.Usage.CompletionTokens != 2 || ans.Usage.PromptTokens == 0 {
+		t.Fatalf("cut-short answer text/usage: %q %+v", ans.Text, ans.Usage)
 	}
 }
