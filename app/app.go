@@ -15,6 +15,7 @@ import (
 
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/retrieve"
 )
@@ -65,6 +66,10 @@ func (a *App) start(ctx context.Context) {
 		go a.ingestWorker()
 	}
 	go func() {
+		// Compile the PDF engine now, not when the first document is dropped.
+		if _, err := ingest.Warmup(a.ctx); err != nil {
+			slog.Warn("warming up the PDF engine", "err", err)
+		}
 		if docs, err := a.eng.Interrupted(a.ctx); err == nil {
 			for _, d := range docs {
 				a.queue <- d.Path

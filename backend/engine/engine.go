@@ -45,7 +45,7 @@ func Open(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	lex, err := index.OpenLexical(filepath.Join(cfg.Dir, "bleve"))
+	lex, err := openLexical(filepath.Join(cfg.Dir, "bleve"))
 	if err != nil {
 		lib.Close()
 		return nil, fmt.Errorf("open lexical index: %w", err)
@@ -57,6 +57,10 @@ func Open(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("open vector index: %w", err)
 	}
 	e := &Engine{cfg: cfg, lib: lib, lex: lex, vec: vec, ollama: llm.NewOllama(cfg.OllamaHost), numCtx: map[string]int{}}
+	if err := e.reconcile(context.Background()); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("check indexes against the library: %w", err)
+	}
 	return e, nil
 }
 
@@ -226,7 +230,9 @@ func docPrefix(model string) string {
 	return ""
 }
 
-// inboxDir is where files uploaded through the browser bridge are kept.
+func (e *Engine) lexDir() string { return filepath.Join(e.cfg.Dir, "bleve") }
+
+// InboxDir is where files uploaded through the browser bridge are kept.
 func (e *Engine) InboxDir() string { return filepath.Join(e.cfg.Dir, "inbox") }
 
 // DocumentFile returns the path of a document's original file, for the viewer.

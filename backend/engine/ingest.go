@@ -194,7 +194,16 @@ func (e *Engine) embed(ctx context.Context, chunks []library.Chunk, progress fun
 		if len(vecs) == 0 {
 			return fmt.Errorf("embed: the model returned no vectors")
 		}
-		if err := e.vec.Ensure(model, len(vecs[0])); err != nil {
+		if err := e.vec.Ensure(model, len(vecs[0])); errors.Is(err, index.ErrModelMismatch) {
+			// The embedding model changed: vectors of two models cannot be mixed, so start
+			// a new index and mark every chunk for embedding again (EmbedPending).
+			if err := e.vec.Reset(model, len(vecs[0])); err != nil {
+				return err
+			}
+			if err := e.lib.ResetEmbedded(ctx); err != nil {
+				return err
+			}
+		} else if err != nil {
 			return err
 		}
 		// Remove first so that a retry after a crash never leaves duplicate ids.

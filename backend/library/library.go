@@ -364,3 +364,42 @@ func (l *Library) Seqs(ctx context.Context, docIDs []string) ([]int64, error) {
 	}
 	return out, rows.Err()
 }
+
+// EmbeddedSeqs returns the seqs of every chunk recorded as having a vector.
+func (l *Library) EmbeddedSeqs(ctx context.Context) ([]int64, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT seq FROM chunks WHERE embedded = 1`)
+	if err != nil {
+		return nil, fmt.Errorf("read embedded chunks: %w", err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var s int64
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("read embedded chunks: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// EachChunk calls fn with every chunk and its document's title, in seq order.
+func (l *Library) EachChunk(ctx context.Context, fn func(c Chunk, title string) error) error {
+	rows, err := l.db.QueryContext(ctx, `SELECT c.seq, c.id, c.doc_id, c.ord, c.page_start, c.page_end, c.start_off, c.end_off,
+		c.section, c.text, c.embedded, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id ORDER BY c.seq`)
+	if err != nil {
+		return fmt.Errorf("read chunks: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c Chunk
+		var title string
+		if err := rows.Scan(&c.Seq, &c.ID, &c.DocID, &c.Ord, &c.PageStart, &c.PageEnd, &c.Start, &c.End, &c.Section, &c.Text, &c.Embedded, &title); err != nil {
+			return fmt.Errorf("read chunks: %w", err)
+		}
+		if err := fn(c, title); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

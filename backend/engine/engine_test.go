@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/carrel-app/carrel/internal/testollama"
+)
+
+func corpusFile(t *testing.T, name string) string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/pdfcpu/pdfcpu").Output()
+	if err != nil {
+		t.Fatalf("find pdfcpu module: %v", err)
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "pkg", "testdata", name)
+}
+
+// verifies that after losing either index file (a crash, a kill mid-write, a user deleting
+// files) the engine restores agreement with SQLite: the lexical index is rebuilt, lost
+// vectors are marked and embedded again, and stale vectors of removed documents go away.
+func TestReconcileAfterLostIndexes(t *testing.T) {
+	srv := testollama.Start(t)
+	ctx := context.Background()
+	cfg := Config{Dir: t.TempDir(), OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel}
+	eng, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	walden, err := eng.IngestFile(ctx, corpusFile(t, "Walden.pdf"), nil)
+	if err != nil || walden.Status != Inserted {
+		t.Fatalf("ingest: %+v %v", walden, err)
+	}
+	other, err := eng.IngestFile(ctx, corpusFile(t, "OptimizeTest.pdf"), nil)
+	if err != nil || other.Status != Inserted {
+		t.Fatalf("ingest: %+v %v", other, err)
+	}
+	total := walden.Chunks + other.Chunks
+	if eng.vec.Len() != total {
+		t.Fatalf("vectors = %d, want %d", eng.vec.Len(), total)
+	}
+	// A removal whose index updates a crash cut off: SQLite forgets the document, the
+	// vector file keeps its vectors.
+	stale, _ := eng.lib.DocumentChunks(ctx, other.DocID)
+	if err := eng.lib.DeleteDocument(ctx, other.DocID); err != nil {
+		t.Fatal(err)
+	}
+	eng.Close()
+	if err := os.RemoveAll(filepath.Join(cfg.Dir, "bleve")); err != nil {
+		t.Fatal(err)
+	}
+
+	eng, err = Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	for _, c := range stale {
+		for _, id := range eng.vec.IDs() {
+			if id == c.Seq {
+				t.Fatalf("stale vector %d of a removed document survived reopening", id)
+			}
+		}
+	}
+	hits, err := eng.Search(ctx, "woods", SearchOptions{Mode: "lexical"})
+	if err != nil || len(hits) == 0 || hits[0].DocID != walden.DocID {
+		t.Fatalf("lexical search after losing the bleve index: %+v %v", hits, err)
+	}
+	eng.Close()
+
+	if err := os.Remove(filepath.Join(cfg.Dir, "vectors", "vectors.faiss")); err != nil {
+		t.Fatal(err)
+	}
+	eng, err = Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := eng.lib.Unembedded(ctx, 1000); len(n) != walden.Chunks {
+		t.Fatalf("after losing the vector file, %d chunks await embedding, want %d", len(n), walden.Chunks)
+	}
+	if n, err := eng.EmbedPending(ctx); err != nil || n != walden.Chunks || eng.vec.Len() != walden.Chunks {
+		t.Fatalf("re-embedding: %d %v (index holds %d)", n, err, eng.vec.Len())
+	}
+}
+
+// verifies a document can be removed with everything derived from it.
+func TestRemove(t *testing.T) {
+	ctx := context.Background()
+	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	r, err := eng.IngestFile(ctx, corpusFile(t, "Walden.pdf"), nil)
+	if err != nil || r.Status != Inserted {
+		t.Fatalf("ingest: %+v %v", r, err)
+	}
+	if err := eng.Remove(ctx, r.DocID); err != nil {
+		t.Fatal(err)
+	}
+	hits, _ := eng.Search(ctx, "woods", SearchOptions{})
+	if n, _ := eng.lex.Count(); len(hits) != 0 || n != 0 {
+		t.Fatalf("after remove: %d hits, %d lexical entries", len(hits), n)
+	}
+	if r2, _ := eng.IngestFile(ctx, corpusFile(t, "Walden.pdf"), nil); r2.Status != Inserted {
+		t.Fatalf("re-adding a removed document: %+v", r2)
+	}
+}

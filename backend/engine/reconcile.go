@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/carrel-app/carrel/backend/index"
+	"github.com/carrel-app/carrel/backend/library"
+)
+
+// reconcile makes both indexes agree with SQLite, the source of truth, after a crash or
+// kill: vectors of chunks that no longer exist are removed, chunks whose vectors were lost
+// are marked for embedding again, and a lexical index that disagrees is rebuilt.
+func (e *Engine) reconcile(ctx context.Context) error {
+	embedded, err := e.lib.EmbeddedSeqs(ctx)
+	if err != nil {
+		return err
+	}
+	want := make(map[int64]bool, len(embedded))
+	for _, s := range embedded {
+		want[s] = true
+	}
+	var orphans []int64
+	have := map[int64]bool{}
+	for _, id := range e.vec.IDs() {
+		have[id] = true
+		if !want[id] {
+			orphans = append(orphans, id)
+		}
+	}
+	if len(orphans) > 0 {
+		if err := e.vec.Remove(orphans); err != nil {
+			return fmt.Errorf("remove stale vectors: %w", err)
+		}
+		if err := e.vec.Save(); err != nil {
+			return err
+		}
+	}
+	var lost []int64
+	for _, s := range embedded {
+		if !have[s] {
+			lost = append(lost, s)
+		}
+	}
+	if err := e.lib.MarkEmbedded(ctx, lost, false); err != nil {
+		return err
+	}
+
+	_, chunks, err := e.lib.Counts(ctx)
+	if err != nil {
+		return err
+	}
+	if n, err := e.lex.Count(); err != nil || n != uint64(chunks) {
+		return e.rebuildLexical(ctx)
+	}
+	return nil
+}
+
+// rebuildLexical re-indexes every chunk into a fresh lexical index.
+func (e *Engine) rebuildLexical(ctx context.Context) error {
+	if err := e.lex.Close(); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(e.lexDir()); err != nil {
+		return fmt.Errorf("remove lexical index: %w", err)
+	}
+	lex, err := index.OpenLexical(e.lexDir())
+	if err != nil {
+		return fmt.Errorf("recreate lexical index: %w", err)
+	}
+	e.lex = lex
+	batch := make([]index.LexDoc, 0, 512)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := e.lex.Add(batch)
+		batch = batch[:0]
+		return err
+	}
+	err = e.lib.EachChunk(ctx, func(c library.Chunk, title string) error {
+		batch = append(batch, index.LexDoc{ID: strconv.FormatInt(c.Seq, 10), DocID: c.DocID, Title: title, Section: c.Section, Text: c.Text})
+		if len(batch) == cap(batch) {
+			return flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("rebuild lexical index: %w", err)
+	}
+	return flush()
+}
+
+// openLexical opens the lexical index, starting a fresh one when the stored one was
+// written by an incompatible version (reconcile then fills it from SQLite).
+func openLexical(dir string) (*index.Lexical, error) {
+	lex, err := index.OpenLexical(dir)
+	if errors.Is(err, index.ErrSchemaMismatch) {
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, err
+		}
+		lex, err = index.OpenLexical(dir)
+	}
+	return lex, err
+}
