@@ -61,6 +61,13 @@ func New(eng *engine.Engine, emit Emitter) *App {
 func (a *App) start(ctx context.Context) {
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	a.queue = make(chan string, 4096)
+	// Ingests cut short by a crash or quit are queued before anything new, so that they
+	// are never mistaken for documents added now.
+	if docs, err := a.eng.Interrupted(a.ctx); err == nil {
+		for _, d := range docs {
+			a.queue <- d.Path
+		}
+	}
 	for range max(1, runtime.NumCPU()) {
 		a.wg.Add(1)
 		go a.ingestWorker()
@@ -69,11 +76,6 @@ func (a *App) start(ctx context.Context) {
 		// Compile the PDF engine now, not when the first document is dropped.
 		if _, err := ingest.Warmup(a.ctx); err != nil {
 			slog.Warn("warming up the PDF engine", "err", err)
-		}
-		if docs, err := a.eng.Interrupted(a.ctx); err == nil {
-			for _, d := range docs {
-				a.queue <- d.Path
-			}
 		}
 		if _, err := a.eng.EmbedPending(a.ctx); err != nil {
 			slog.Warn("embedding pending chunks", "err", err)

@@ -30,6 +30,9 @@ type Engine struct {
 
 	// ingestMu serialises index writes of different documents.
 	ingestMu sync.Mutex
+	// inflight holds the ids of documents being ingested.
+	inflightMu sync.Mutex
+	inflight   map[string]bool
 
 	statusMu sync.Mutex
 	status   Status
@@ -56,7 +59,7 @@ func Open(cfg Config) (*Engine, error) {
 		lib.Close()
 		return nil, fmt.Errorf("open vector index: %w", err)
 	}
-	e := &Engine{cfg: cfg, lib: lib, lex: lex, vec: vec, ollama: llm.NewOllama(cfg.OllamaHost), numCtx: map[string]int{}}
+	e := &Engine{cfg: cfg, lib: lib, lex: lex, vec: vec, ollama: llm.NewOllama(cfg.OllamaHost), numCtx: map[string]int{}, inflight: map[string]bool{}}
 	if err := e.reconcile(context.Background()); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("check indexes against the library: %w", err)

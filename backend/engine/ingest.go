@@ -57,6 +57,12 @@ func (e *Engine) IngestFile(ctx context.Context, path string, progress ProgressF
 		return res, nil
 	}
 	res.DocID = id
+	// The same bytes dropped twice at once: the second waits for nothing and is skipped.
+	if !e.claim(id) {
+		res.Status, res.Error = Skipped, ""
+		return res, nil
+	}
+	defer e.release(id)
 	if old, err := e.lib.Document(ctx, id); err == nil && old.Status == library.StatusReady {
 		res.Status, res.Pages, res.Chunks = Skipped, old.Pages, old.Chunks
 		return res, nil
@@ -323,4 +329,21 @@ func oneLine(err error) string {
 		s = s[:300] + "…"
 	}
 	return s
+}
+
+// claim marks a document as being ingested; it reports false if it already is.
+func (e *Engine) claim(id string) bool {
+	e.inflightMu.Lock()
+	defer e.inflightMu.Unlock()
+	if e.inflight[id] {
+		return false
+	}
+	e.inflight[id] = true
+	return true
+}
+
+func (e *Engine) release(id string) {
+	e.inflightMu.Lock()
+	delete(e.inflight, id)
+	e.inflightMu.Unlock()
 }

@@ -1,0 +1,191 @@
+package app
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/carrel-app/carrel/backend/engine"
+)
+
+type sse struct {
+	name string
+	data json.RawMessage
+}
+
+// events reads Server-Sent Events from url into a channel.
+func events(t *testing.T, ctx context.Context, url string) <-chan sse {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan sse, 1024)
+	go func() {
+		defer resp.Body.Close()
+		defer close(ch)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		var name string
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "event: "):
+				name = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: "):
+				ch <- sse{name, json.RawMessage(strings.TrimPrefix(line, "data: "))}
+			}
+		}
+	}()
+	return ch
+}
+
+func call(t *testing.T, base, method string, out any, args ...any) int {
+	t.Helper()
+	if args == nil {
+		args = []any{}
+	}
+	b, _ := json.Marshal(args)
+	resp, err := http.Post(base+"/api/call/"+method, "application/json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if out != nil {
+		json.NewDecoder(resp.Body).Decode(out)
+	}
+	return resp.StatusCode
+}
+
+// verifies the browser bridge end to end with a real engine (no model): upload a PDF,
+// follow its progress to ready over SSE, list and search it, ask and receive the answer
+// events, fetch the original file, and get clear errors for bad calls.
+func TestBrowserBridge(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/pdfcpu/pdfcpu").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdf := filepath.Join(strings.TrimSpace(string(out)), "pkg", "testdata", "Walden.pdf")
+	eng, err := engine.Open(engine.Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	assets := fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>Carrel</title>")}}
+	srv := NewServer(ctx, eng, assets)
+	defer srv.Stop()
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	defer cancel() // ends the event stream first, or Close waits for it
+	evs := events(t, ctx, ts.URL+"/api/events")
+
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, _ := mw.CreateFormFile("files", "Walden.pdf")
+	raw, _ := os.ReadFile(pdf)
+	fw.Write(raw)
+	mw.Close()
+	resp, err := http.Post(ts.URL+"/api/upload", mw.FormDataContentType(), &body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("upload: %v %v", resp.Status, err)
+	}
+
+	var doc Document
+	deadline := time.After(60 * time.Second)
+	for doc.Status != "ready" {
+		select {
+		case ev := <-evs:
+			if ev.name == EventLibraryChanged {
+				json.Unmarshal(ev.data, &doc)
+				if doc.Status == "failed" {
+					t.Fatalf("ingest failed: %s", doc.Error)
+				}
+			}
+		case <-deadline:
+			t.Fatal("no ready event")
+		}
+	}
+	var docs []Document
+	if call(t, ts.URL, "ListDocuments", &docs) != 200 || len(docs) != 1 || docs[0].Pages != 2 || docs[0].Chunks == 0 {
+		t.Fatalf("ListDocuments = %+v", docs)
+	}
+	var hits []engine.Hit
+	if call(t, ts.URL, "Search", &hits, "woods", 5, []string{}) != 200 || len(hits) == 0 || hits[0].DocID != doc.ID {
+		var e map[string]any
+		code := call(t, ts.URL, "Search", &e, "woods", 5, []string{})
+		t.Fatalf("Search = %+v (%d %v) docs %+v", hits, code, e, docs)
+	}
+	var askID string
+	if call(t, ts.URL, "Ask", &askID, "what about the woods?", []string{doc.ID}) != 200 || askID == "" {
+		t.Fatal("Ask returned no id")
+	}
+	var started, done bool
+	for !done {
+		select {
+		case ev := <-evs:
+			var m map[string]any
+			json.Unmarshal(ev.data, &m)
+			if m["askID"] != nil && m["askID"] != askID {
+				continue
+			}
+			switch ev.name {
+			case EventAnswerStart:
+				started = true
+			case EventAnswerDone:
+				done = true
+				if !started || m["mode"] != "passages" || !strings.Contains(m["answer"].(string), "[1]") || m["note"] == "" {
+					t.Fatalf("answer:done = %v (started %v)", m, started)
+				}
+			case EventAnswerError:
+				t.Fatalf("answer:error %v", m)
+			}
+		case <-deadline:
+			t.Fatal("no answer:done event")
+		}
+	}
+
+	fresp, err := http.Get(ts.URL + "/files/" + doc.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(fresp.Body)
+	fresp.Body.Close()
+	if fresp.StatusCode != 200 || !bytes.Equal(got, raw) {
+		t.Fatalf("/files: %s, %d bytes", fresp.Status, len(got))
+	}
+	if r, _ := http.Get(ts.URL + "/files/../../etc/passwd"); r.StatusCode != 404 {
+		t.Fatalf("path traversal through /files: %s", r.Status)
+	}
+
+	var e map[string]string
+	if code := call(t, ts.URL, "NoSuchMethod", &e); code != 404 || e["error"] == "" {
+		t.Fatalf("unknown method: %d %v", code, e)
+	}
+	if code := call(t, ts.URL, "Search", &e, "x"); code != 400 || !strings.Contains(e["error"], "takes 3 arguments") {
+		t.Fatalf("wrong argument count: %d %v", code, e)
+	}
+	if code := call(t, ts.URL, "Ask", &e, "", []string{}); code != 422 || e["error"] == "" {
+		t.Fatalf("empty question: %d %v", code, e)
+	}
+	if code := call(t, ts.URL, "RemoveDocument", nil, doc.ID); code != 200 {
+		t.Fatalf("RemoveDocument: %d", code)
+	}
+	if call(t, ts.URL, "ListDocuments", &docs); len(docs) != 0 {
+		t.Fatalf("after remove: %+v", docs)
+	}
+}
