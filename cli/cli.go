@@ -107,7 +107,7 @@ func Run(args []string, env Env) (engine.Config, int, error) {
 	}
 	cmd, cmdArgs := rest[0], rest[1:]
 	run, ok := map[string]func(context.Context, *engine.Engine, []string, Env) error{
-		"ingest": ingestCmd, "search": searchCmd, "ask": askCmd, "status": statusCmd, "serve": serveCmd,
+		"ingest": ingestCmd, "search": searchCmd, "ask": askCmd, "status": statusCmd, "serve": serveCmd, "eval": evalCmd,
 	}[cmd]
 	if !ok {
 		return cfg, 2, fmt.Errorf("unknown command %q: use ingest, search, ask, status or serve (carrel -h for help)", cmd)

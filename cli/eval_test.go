@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/carrel-app/carrel/backend/retrieve"
+)
+
+// Floors for lexical retrieval on testdata/eval/dev.jsonl, a little under what it reaches,
+// so that a change that loses ground fails. The seed BM25 pipeline reaches hit@5 0.389 and
+// MRR@10 0.361 there.
+const (
+	evalFloorHit5 = 0.75
+	evalFloorMRR  = 0.65
+)
+
+// verifies the eval command over the pdfcpu corpus and the dev questions: lexical
+// retrieval stays above its floors and the output has exactly the documented fields.
+func TestEvalDevLexical(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ingests the pdfcpu corpus")
+	}
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/pdfcpu/pdfcpu").Output()
+	if err != nil {
+		t.Fatalf("find pdfcpu module: %v", err)
+	}
+	pdfs := filepath.Join(strings.TrimSpace(string(out)), "pkg", "testdata")
+	lib := t.TempDir()
+	// No Ollama here: an unreachable host keeps the run lexical and fast.
+	base := []string{"--library", lib, "--ollama-host", "127.0.0.1:1"}
+	run := func(args ...string) []byte {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		_, code, err := Run(append(base, args...), Env{Stdout: &stdout, Stderr: &stderr})
+		if code != 0 {
+			t.Fatalf("carrel %s: exit %d: %v\n%s", strings.Join(args, " "), code, err, stderr.String())
+		}
+		return stdout.Bytes()
+	}
+	run("ingest", pdfs)
+
+	qa := filepath.Join("..", "testdata", "eval", "dev.jsonl")
+	raw := run("eval", "--json", "--mode", "lexical", qa)
+	var fields map[string]any
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		t.Fatalf("eval output is not JSON: %v\n%s", err, raw)
+	}
+	want := []string{"mode", "n", "hit@1", "hit@5", "hit@10", "mrr@10", "unanswerable_correct", "unanswerable_n"}
+	if len(fields) != len(want) {
+		t.Errorf("eval printed fields %v, want exactly %v", fields, want)
+	}
+	for _, k := range want {
+		if _, ok := fields[k]; !ok {
+			t.Errorf("eval output lacks %q: %s", k, raw)
+		}
+	}
+	var res retrieve.EvalResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s", bytes.TrimSpace(raw))
+	if res.Mode != "lexical" || res.N != 18 || res.UnanswerableN != 2 {
+		t.Errorf("mode %q n %d unanswerable_n %d, want lexical 18 2", res.Mode, res.N, res.UnanswerableN)
+	}
+	if !(res.Hit1 <= res.Hit5 && res.Hit5 <= res.Hit10 && res.MRR10 <= res.Hit10 && res.MRR10 >= res.Hit1) {
+		t.Errorf("inconsistent metrics: %+v", res)
+	}
+	if res.Hit5 < evalFloorHit5 || res.MRR10 < evalFloorMRR {
+		t.Errorf("lexical hit@5 %.3f MRR@10 %.3f, below the floors %.2f / %.2f", res.Hit5, res.MRR10, evalFloorHit5, evalFloorMRR)
+	}
+}
