@@ -3,7 +3,7 @@ package library
 import "fmt"
 
 // schemaVersion is the version migrate brings a database to.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // migrations[i] moves a database from version i to i+1.
 var migrations = []string{
@@ -44,6 +44,67 @@ var migrations = []string{
 	);
 	CREATE INDEX chunks_doc ON chunks(doc_id, ord);
 	CREATE INDEX chunks_unembedded ON chunks(seq) WHERE embedded = 0;`,
+
+	// v2: study sessions. A message is one exchange: the question as typed, the
+	// standalone question it was rewritten into for retrieval, and the answer with its
+	// citations and usage. Citations copy the passage they quote, so a session still reads
+	// right after its documents are removed. Costs are a ledger apart from messages, so
+	// that deleting a session does not make past spending (and the budget) forget it.
+	`CREATE TABLE sessions (
+		id         TEXT PRIMARY KEY,
+		title      TEXT NOT NULL DEFAULT '',
+		doc_ids    TEXT NOT NULL DEFAULT '[]',
+		provider   TEXT NOT NULL DEFAULT '',
+		model      TEXT NOT NULL DEFAULT '',
+		created_at INTEGER NOT NULL,
+		updated_at INTEGER NOT NULL
+	);
+	CREATE TABLE messages (
+		id                INTEGER PRIMARY KEY AUTOINCREMENT,
+		session_id        TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+		question          TEXT NOT NULL,
+		standalone        TEXT NOT NULL DEFAULT '',
+		answer            TEXT NOT NULL DEFAULT '',
+		status            TEXT NOT NULL DEFAULT 'done',
+		mode              TEXT NOT NULL DEFAULT '',
+		note              TEXT NOT NULL DEFAULT '',
+		provider          TEXT NOT NULL DEFAULT '',
+		model             TEXT NOT NULL DEFAULT '',
+		prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+		completion_tokens INTEGER NOT NULL DEFAULT 0,
+		cached_tokens     INTEGER NOT NULL DEFAULT 0,
+		cost_usd          REAL NOT NULL DEFAULT 0,
+		duration_ms       INTEGER NOT NULL DEFAULT 0,
+		created_at        INTEGER NOT NULL
+	);
+	CREATE INDEX messages_session ON messages(session_id, id);
+	CREATE TABLE citations (
+		message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+		n          INTEGER NOT NULL,
+		doc_id     TEXT NOT NULL,
+		doc_title  TEXT NOT NULL DEFAULT '',
+		doc_path   TEXT NOT NULL DEFAULT '',
+		page       INTEGER NOT NULL DEFAULT 0,
+		page_end   INTEGER NOT NULL DEFAULT 0,
+		start_off  INTEGER NOT NULL DEFAULT 0,
+		end_off    INTEGER NOT NULL DEFAULT 0,
+		section    TEXT NOT NULL DEFAULT '',
+		text       TEXT NOT NULL,
+		PRIMARY KEY (message_id, n)
+	) WITHOUT ROWID;
+	CREATE TABLE costs (
+		id                INTEGER PRIMARY KEY AUTOINCREMENT,
+		session_id        TEXT REFERENCES sessions(id) ON DELETE SET NULL,
+		message_id        INTEGER REFERENCES messages(id) ON DELETE SET NULL,
+		provider          TEXT NOT NULL,
+		model             TEXT NOT NULL,
+		prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+		completion_tokens INTEGER NOT NULL DEFAULT 0,
+		cached_tokens     INTEGER NOT NULL DEFAULT 0,
+		cost_usd          REAL NOT NULL DEFAULT 0,
+		at                INTEGER NOT NULL
+	);
+	CREATE INDEX costs_session ON costs(session_id);`,
 }
 
 func (l *Library) migrate() error {
