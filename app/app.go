@@ -48,6 +48,8 @@ type App struct {
 	mu   sync.Mutex
 	asks map[string]context.CancelFunc
 
+	pulls pulls // running model downloads (models.go)
+
 	queue chan string
 	wg    sync.WaitGroup
 }

@@ -78,7 +78,8 @@ type AskEvent = chat.Event
 // On a model failure after some text, the partial answer comes back with the error.
 func (e *Engine) Ask(ctx context.Context, question string, docIDs []string, fn func(AskEvent) error) (*chat.Answer, error) {
 	st := e.Status(ctx)
-	hits, err := e.Search(ctx, question, SearchOptions{K: e.cfg.TopK, DocIDs: docIDs})
+	cfg := e.Config()
+	hits, err := e.Search(ctx, question, SearchOptions{K: cfg.TopK, DocIDs: docIDs})
 	if err != nil {
 		return nil, err
 	}
@@ -91,10 +92,10 @@ func (e *Engine) Ask(ctx context.Context, question string, docIDs []string, fn f
 	if searched == 0 {
 		searched = st.Documents
 	}
-	req := chat.Request{Question: question, Passages: passages, Searched: searched, MaxTokens: e.cfg.MaxTokens, ModelName: e.cfg.ChatModel}
+	req := chat.Request{Question: question, Passages: passages, Searched: searched, MaxTokens: cfg.MaxTokens, ModelName: cfg.ChatModel}
 	if st.chatOK {
 		req.Model = e.ollama
-		req.NumCtx = e.contextLength(ctx, e.cfg.ChatModel)
+		req.NumCtx = e.contextLength(ctx, cfg.ChatModel)
 	} else {
 		req.ModelName = ""
 		req.NoModelReason = st.Reason + " " + st.Fix

@@ -1,11 +1,15 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/carrel-app/carrel/backend/llm"
 )
 
 // Default models: small enough for a CPU-only laptop, good enough to study with.
@@ -88,4 +92,76 @@ func DefaultDir() string {
 		base = os.TempDir()
 	}
 	return filepath.Join(base, "Carrel", "library")
+}
+
+// Config returns the engine's effective configuration.
+func (e *Engine) Config() Config {
+	e.cfgMu.RLock()
+	defer e.cfgMu.RUnlock()
+	return e.cfg
+}
+
+// Ollama is the engine's Ollama client (for listing and pulling models).
+func (e *Engine) Ollama() *llm.Ollama { return e.ollama }
+
+// SaveConfig writes c as DIR/config.json (beside the old file, then renamed). Zero fields
+// are left out, so defaults stay defaults.
+func SaveConfig(dir string, c Config) error {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("save settings: %w", err)
+	}
+	path := filepath.Join(dir, ConfigFile)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("save settings: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("save settings: %w", err)
+	}
+	return nil
+}
+
+// SetModels switches the chat and embedding models ("" leaves one as it is), saves them
+// in the library's config.json and forgets the cached status. A new embedding model
+// marks every chunk for embedding again: call EmbedPending (now or once it is pulled).
+// It reports whether the embedding model changed.
+func (e *Engine) SetModels(ctx context.Context, chatModel, embedModel string) (embedChanged bool, err error) {
+	chatModel, embedModel = strings.TrimSpace(chatModel), strings.TrimSpace(embedModel)
+	e.cfgMu.Lock()
+	saved, err := LoadConfig(e.cfg.Dir)
+	if err != nil {
+		e.cfgMu.Unlock()
+		return false, err
+	}
+	if chatModel != "" {
+		saved.ChatModel = chatModel
+	}
+	if embedModel != "" {
+		saved.EmbedModel = embedModel
+	}
+	if err := SaveConfig(e.cfg.Dir, saved); err != nil {
+		e.cfgMu.Unlock()
+		return false, err
+	}
+	if chatModel != "" {
+		e.cfg.ChatModel = chatModel
+	}
+	embedChanged = embedModel != "" && embedModel != e.cfg.EmbedModel
+	if embedModel != "" {
+		e.cfg.EmbedModel = embedModel
+	}
+	e.cfgMu.Unlock()
+	e.RefreshStatus()
+
+	if embedChanged && e.vec.Len() > 0 && e.vec.Model() != embedModel {
+		e.ingestMu.Lock()
+		err = e.lib.ResetEmbedded(ctx)
+		e.ingestMu.Unlock()
+	}
+	return embedChanged, err
 }

@@ -34,6 +34,9 @@ type Engine struct {
 	inflightMu sync.Mutex
 	inflight   map[string]bool
 
+	// cfgMu guards cfg.ChatModel and cfg.EmbedModel, which SetModels changes.
+	cfgMu sync.RWMutex
+
 	statusMu sync.Mutex
 	status   Status
 	statusAt time.Time
@@ -73,9 +76,6 @@ func (e *Engine) Close() error {
 	defer e.ingestMu.Unlock()
 	return errors.Join(e.vec.Close(), e.lex.Close(), e.lib.Close())
 }
-
-// Config returns the engine's effective configuration.
-func (e *Engine) Config() Config { return e.cfg }
 
 // Library gives read access to the library.
 func (e *Engine) Library() *library.Library { return e.lib }
@@ -125,26 +125,27 @@ func (e *Engine) RefreshStatus() {
 }
 
 func (e *Engine) checkStatus(ctx context.Context) Status {
-	st := Status{Library: e.cfg.Dir, ChatModel: e.cfg.ChatModel, EmbedModel: e.cfg.EmbedModel}
+	cfg := e.Config()
+	st := Status{Library: cfg.Dir, ChatModel: cfg.ChatModel, EmbedModel: cfg.EmbedModel}
 	st.Ollama = e.ollama.Status(ctx)
 	if st.Ollama.Models == nil {
 		st.Ollama.Models = []string{}
 	}
-	st.chatOK = st.Ollama.Reachable && hasModel(st.Ollama.Models, e.cfg.ChatModel)
-	st.embedOK = st.Ollama.Reachable && hasModel(st.Ollama.Models, e.cfg.EmbedModel)
+	st.chatOK = st.Ollama.Reachable && hasModel(st.Ollama.Models, cfg.ChatModel)
+	st.embedOK = st.Ollama.Reachable && hasModel(st.Ollama.Models, cfg.EmbedModel)
 	switch {
 	case !st.Ollama.Reachable:
 		st.Mode = ModeNoModel
 		st.Reason = "Ollama is not running at " + st.Ollama.Host + "."
-		st.Fix = "Install Ollama (ollama.com) and start it with `ollama serve`, then `ollama pull " + e.cfg.ChatModel + "` and `ollama pull " + e.cfg.EmbedModel + "`."
+		st.Fix = "Install Ollama (ollama.com) and start it with `ollama serve`, then `ollama pull " + cfg.ChatModel + "` and `ollama pull " + cfg.EmbedModel + "`."
 	case !st.chatOK:
 		st.Mode = ModeNoModel
-		st.Reason = "The chat model " + e.cfg.ChatModel + " is not installed in Ollama."
-		st.Fix = "Run `ollama pull " + e.cfg.ChatModel + "`, or choose an installed model."
+		st.Reason = "The chat model " + cfg.ChatModel + " is not installed in Ollama."
+		st.Fix = "Run `ollama pull " + cfg.ChatModel + "`, or choose an installed model."
 	case !st.embedOK:
 		st.Mode = ModeLexical
-		st.Reason = "The embedding model " + e.cfg.EmbedModel + " is not installed: search is lexical only."
-		st.Fix = "Run `ollama pull " + e.cfg.EmbedModel + "` for meaning-based search."
+		st.Reason = "The embedding model " + cfg.EmbedModel + " is not installed: search is lexical only."
+		st.Fix = "Run `ollama pull " + cfg.EmbedModel + "` for meaning-based search."
 	default:
 		st.Mode = ModeFull
 	}
@@ -167,7 +168,7 @@ func hasModel(models []string, name string) bool {
 // retriever builds a retriever for the current status.
 func (e *Engine) retriever(st Status) *retrieve.Retriever {
 	r := &retrieve.Retriever{Lexical: lexicalAdapter{e}, Store: e.lib, MinVectorScore: e.cfg.MinVectorScore}
-	if st.embedOK && e.vec.Len() > 0 && e.vec.Model() == e.cfg.EmbedModel {
+	if st.embedOK && e.vec.Len() > 0 && e.vec.Model() == e.Config().EmbedModel {
 		r.Dense = denseAdapter{e}
 	}
 	return r
@@ -194,7 +195,8 @@ func (a lexicalAdapter) SearchLexical(ctx context.Context, q string, k int, docI
 type denseAdapter struct{ e *Engine }
 
 func (a denseAdapter) SearchDense(ctx context.Context, q string, k int, docIDs []string) ([]retrieve.Ranked, error) {
-	vecs, err := a.e.ollama.Embed(ctx, a.e.cfg.EmbedModel, []string{queryPrefix(a.e.cfg.EmbedModel) + q})
+	model := a.e.Config().EmbedModel
+	vecs, err := a.e.ollama.Embed(ctx, model, []string{queryPrefix(model) + q})
 	if err != nil {
 		return nil, err
 	}

@@ -184,7 +184,8 @@ func (e *Engine) dropIndexed(ctx context.Context, docID string) error {
 // embed embeds chunks in batches, adds them to the vector index, saves it and marks them.
 // Callers hold ingestMu.
 func (e *Engine) embed(ctx context.Context, chunks []library.Chunk, progress func(done int)) error {
-	model, prefix := e.cfg.EmbedModel, docPrefix(e.cfg.EmbedModel)
+	model := e.Config().EmbedModel
+	prefix := docPrefix(model)
 	for start := 0; start < len(chunks); start += e.cfg.EmbedBatch {
 		batch := chunks[start:min(len(chunks), start+e.cfg.EmbedBatch)]
 		texts := make([]string, len(batch))

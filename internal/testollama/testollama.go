@@ -120,6 +120,11 @@ func StartServer(ctx context.Context, dir string, logw io.Writer) (*Server, erro
 	return start(ctx, dir, logw, true)
 }
 
+// StartEmptyServer is [StartServer] without models: a server to pull models into.
+func StartEmptyServer(ctx context.Context, dir string, logw io.Writer) (*Server, error) {
+	return start(ctx, dir, logw, false)
+}
+
 func start(ctx context.Context, dir string, logw io.Writer, withModels bool) (*Server, error) {
 	bin, err := Binary()
 	if err != nil {

@@ -11,6 +11,13 @@
 // the file named by -log. With -binary it only builds the Ollama binary if it
 // is missing (a setup or CI step, so tests do not wait for it) and prints its
 // path.
+//
+// With -empty the server has no models (a server to pull into; the line then has empty
+// model names). With -registry it also serves its chat model from a local registry over
+// plain HTTP (see testollama.ServeRegistry) and the line gains the name another Ollama
+// pulls it by, with insecure: true:
+//
+//	{..., "pull":"127.0.0.1:PORT/library/tiny:latest"}
 package main
 
 import (
@@ -32,7 +39,13 @@ func main() {
 	logPath := flag.String("log", "", "write the server's log to this file instead of stderr")
 	timeout := flag.Duration("timeout", 2*time.Minute, "how long to wait for the server and models (not counting a first build of Ollama)")
 	binary := flag.Bool("binary", false, "only make sure the Ollama binary exists (building it if needed, ~5 minutes), print its path and exit")
+	empty := flag.Bool("empty", false, "start the server without models")
+	registry := flag.Bool("registry", false, "also serve the chat model from a local registry and print its pull name as \"pull\"")
 	flag.Parse()
+	if *empty && *registry {
+		fmt.Fprintln(os.Stderr, "testollama: -registry needs the models that -empty leaves out")
+		os.Exit(2)
+	}
 	if *binary {
 		bin, err := testollama.Binary()
 		if err != nil {
@@ -42,13 +55,13 @@ func main() {
 		fmt.Println(bin)
 		return
 	}
-	if err := run(*dir, *logPath, *timeout); err != nil {
+	if err := run(*dir, *logPath, *timeout, *empty, *registry); err != nil {
 		fmt.Fprintln(os.Stderr, "testollama:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir, logPath string, timeout time.Duration) error {
+func run(dir, logPath string, timeout time.Duration, empty, registry bool) error {
 	var logw io.Writer = os.Stderr
 	if logPath != "" {
 		f, err := os.Create(logPath)
@@ -65,18 +78,28 @@ func run(dir, logPath string, timeout time.Duration) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	startCtx, cancel := context.WithTimeout(ctx, timeout)
-	srv, err := testollama.StartServer(startCtx, dir, logw)
+	start := testollama.StartServer
+	if empty {
+		start = testollama.StartEmptyServer
+	}
+	srv, err := start(startCtx, dir, logw)
 	cancel()
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
 
-	line, _ := json.Marshal(map[string]string{
+	info := map[string]string{
 		"host":        srv.Host,
 		"chat_model":  srv.ChatModel,
 		"embed_model": srv.EmbedModel,
-	})
+	}
+	if registry {
+		url, closeRegistry := testollama.ServeRegistry(srv.ModelsDir, srv.ChatModel)
+		defer closeRegistry()
+		info["pull"] = testollama.PullName(url, srv.ChatModel)
+	}
+	line, _ := json.Marshal(info)
 	if _, err := fmt.Printf("%s\n", line); err != nil {
 		return err
 	}

@@ -1,0 +1,179 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/llm"
+)
+
+// EventModelPull reports a model download's progress, mirrored in frontend/src/lib/types.ts.
+const EventModelPull = "model:pull"
+
+// Models is what the settings panel shows: the Ollama server, its models and Carrel's
+// suggestions for a machine without a GPU.
+type Models struct {
+	Host      string `json:"host"`
+	Reachable bool   `json:"reachable"`
+	Version   string `json:"version"`
+	// Installed is true when an ollama program was found on this machine (it can be
+	// started with StartOllama when it is not running).
+	Installed  bool             `json:"installed"`
+	Error      string           `json:"error"`
+	Models     []llm.Model      `json:"models"`
+	Suggested  []llm.Suggestion `json:"suggested"`
+	ChatModel  string           `json:"chat_model"`
+	EmbedModel string           `json:"embed_model"`
+}
+
+// ListModels lists the installed models. An unreachable Ollama is described, not an error.
+func (a *App) ListModels() (Models, error) {
+	o := a.eng.Ollama()
+	cfg := a.eng.Config()
+	out := Models{Host: o.Host(), Models: []llm.Model{}, Suggested: llm.Suggested,
+		ChatModel: cfg.ChatModel, EmbedModel: cfg.EmbedModel}
+	st := o.Status(a.ctx)
+	out.Reachable, out.Version, out.Error = st.Reachable, st.Version, st.Err
+	out.Installed = st.Reachable || llm.FindBinary() != ""
+	if st.Reachable {
+		ms, err := o.Models(a.ctx)
+		if err != nil {
+			out.Error = err.Error()
+		} else {
+			out.Models = ms
+		}
+	}
+	return out, nil
+}
+
+// StartOllama starts the installed Ollama when it is not running, then lists the models.
+func (a *App) StartOllama() (Models, error) {
+	o := a.eng.Ollama()
+	if !o.Status(a.ctx).Reachable {
+		if _, err := o.StartServer(a.ctx, llm.FindBinary(), 15*time.Second); err != nil {
+			return Models{}, err
+		}
+		a.eng.RefreshStatus()
+		a.emit.Emit(EventStatusChanged, a.Status())
+	}
+	return a.ListModels()
+}
+
+// PullEvent is one model:pull event.
+type PullEvent struct {
+	PullID    string `json:"pullID"`
+	Model     string `json:"model"`
+	Status    string `json:"status"`
+	Digest    string `json:"digest"`
+	Total     int64  `json:"total"`
+	Completed int64  `json:"completed"`
+	// Done is true on the last event of a pull; Error is then set if it failed.
+	Done  bool   `json:"done"`
+	Error string `json:"error"`
+}
+
+// pulls holds the cancel functions of running pulls.
+type pulls struct {
+	mu sync.Mutex
+	m  map[string]context.CancelFunc
+}
+
+// PullModel starts downloading a model into Ollama and returns its id at once; progress
+// arrives as model:pull events. insecure allows a registry over plain HTTP.
+func (a *App) PullModel(name string, insecure bool) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || strings.ContainsAny(name, " \t\n") {
+		return "", errors.New("name a model to download, such as llama3.2:3b")
+	}
+	id := newID()
+	ctx, cancel := context.WithCancel(a.ctx)
+	a.pulls.mu.Lock()
+	if a.pulls.m == nil {
+		a.pulls.m = map[string]context.CancelFunc{}
+	}
+	a.pulls.m[id] = cancel
+	a.pulls.mu.Unlock()
+	go func() {
+		defer func() {
+			a.pulls.mu.Lock()
+			delete(a.pulls.m, id)
+			a.pulls.mu.Unlock()
+			cancel()
+		}()
+		// Ollama reports many times a second per layer; the UI needs a few.
+		var last PullEvent
+		var lastAt time.Time
+		err := a.eng.Ollama().Pull(ctx, name, insecure, func(p llm.PullProgress) error {
+			ev := PullEvent{PullID: id, Model: name, Status: p.Status, Digest: p.Digest, Total: p.Total, Completed: p.Completed}
+			if ev.Status == last.Status && ev.Completed != ev.Total && time.Since(lastAt) < 100*time.Millisecond {
+				return nil
+			}
+			last, lastAt = ev, time.Now()
+			a.emit.Emit(EventModelPull, ev)
+			return nil
+		})
+		end := PullEvent{PullID: id, Model: name, Status: "success", Done: true}
+		if err != nil {
+			end.Status, end.Error = "failed", err.Error()
+			if errors.Is(err, context.Canceled) {
+				end.Status, end.Error = "cancelled", "cancelled"
+			}
+		}
+		a.eng.RefreshStatus()
+		a.emit.Emit(EventModelPull, end)
+		a.emit.Emit(EventStatusChanged, a.Status())
+		if err == nil {
+			// The configured embedding model may just have arrived.
+			if _, err := a.eng.EmbedPending(a.ctx); err != nil {
+				slog.Warn("embedding pending chunks", "err", err)
+			}
+		}
+	}()
+	return id, nil
+}
+
+// CancelPull stops a running download; its last model:pull event says "cancelled".
+func (a *App) CancelPull(pullID string) error {
+	a.pulls.mu.Lock()
+	cancel, ok := a.pulls.m[pullID]
+	a.pulls.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("no running download %q", pullID)
+	}
+	cancel()
+	return nil
+}
+
+// SetModels switches the chat and embedding models ("" keeps one), saves them in the
+// library's config.json and returns the new status (also sent as status:changed). A new
+// embedding model re-embeds the library in the background.
+func (a *App) SetModels(chatModel, embedModel string) (engine.Status, error) {
+	embedChanged, err := a.eng.SetModels(a.ctx, chatModel, embedModel)
+	if err != nil {
+		return engine.Status{}, err
+	}
+	st := a.Status()
+	a.emit.Emit(EventStatusChanged, st)
+	if embedChanged {
+		go func() {
+			if _, err := a.eng.EmbedPending(a.ctx); err != nil {
+				slog.Warn("embedding with the new model", "err", err)
+			}
+		}()
+	}
+	return st, nil
+}
+
+func newID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,61 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestSetModelsSavesAndSwitches(t *testing.T) {
+	dir := t.TempDir()
+	// A setting the user wrote by hand survives a model switch.
+	if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte(`{"top_k": 9}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := Open(Config{Dir: dir, OllamaHost: "127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx := context.Background()
+	if st := eng.Status(ctx); st.ChatModel != DefaultChatModel {
+		t.Fatalf("chat model before: %q", st.ChatModel)
+	}
+	changed, err := eng.SetModels(ctx, " qwen2.5:1.5b ", "all-minilm")
+	if err != nil || !changed {
+		t.Fatalf("SetModels: changed=%v err=%v", changed, err)
+	}
+	if c := eng.Config(); c.ChatModel != "qwen2.5:1.5b" || c.EmbedModel != "all-minilm" {
+		t.Fatalf("config after: %+v", c)
+	}
+	// The status is checked again, not served from the cache.
+	if st := eng.Status(ctx); st.ChatModel != "qwen2.5:1.5b" || st.EmbedModel != "all-minilm" {
+		t.Fatalf("status after: %q %q", st.ChatModel, st.EmbedModel)
+	}
+	saved, err := LoadConfig(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved.ChatModel != "qwen2.5:1.5b" || saved.EmbedModel != "all-minilm" || saved.TopK != 9 || saved.MaxTokens != 0 {
+		t.Fatalf("saved: %+v", saved)
+	}
+	// "" leaves a model as it is.
+	if changed, err := eng.SetModels(ctx, "llama3.2:3b", ""); err != nil || changed {
+		t.Fatalf("chat only: changed=%v err=%v", changed, err)
+	}
+	if saved, _ := LoadConfig(dir); saved.ChatModel != "llama3.2:3b" || saved.EmbedModel != "all-minilm" {
+		t.Fatalf("saved after chat only: %+v", saved)
+	}
+}
+
+func TestSaveConfigInNewFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a", "b")
+	if err := SaveConfig(dir, Config{ChatModel: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+	if err != nil || string(b) != "{\n  \"chat_model\": \"x\"\n}\n" {
+		t.Fatalf("file %q %v", b, err)
+	}
+}
