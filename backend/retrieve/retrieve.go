@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/carrel-app/carrel/backend/library"
 )
@@ -108,17 +109,27 @@ func (r *Retriever) Search(ctx context.Context, query string, opt Options) ([]Hi
 	}
 	// Each list is searched deeper than k so that fusion has overlap to work with.
 	depth := max(3*k, 30)
+	// The two lists are independent: search them at once, so a query costs the slower
+	// of the two (usually embedding the query) rather than their sum.
 	var lex, vec []Ranked
-	var err error
-	if mode != Vector {
-		if lex, err = r.Lexical.SearchLexical(ctx, query, depth, opt.DocIDs); err != nil {
-			return nil, fmt.Errorf("lexical search: %w", err)
-		}
-	}
+	var lexErr, vecErr error
+	var wg sync.WaitGroup
 	if mode != Lexical && r.Dense != nil {
-		if vec, err = r.Dense.SearchDense(ctx, query, depth, opt.DocIDs); err != nil {
-			return nil, fmt.Errorf("vector search: %w", err)
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			vec, vecErr = r.Dense.SearchDense(ctx, query, depth, opt.DocIDs)
+		}()
+	}
+	if mode != Vector {
+		lex, lexErr = r.Lexical.SearchLexical(ctx, query, depth, opt.DocIDs)
+	}
+	wg.Wait()
+	if lexErr != nil {
+		return nil, fmt.Errorf("lexical search: %w", lexErr)
+	}
+	if vecErr != nil {
+		return nil, fmt.Errorf("vector search: %w", vecErr)
 	}
 	hits := Fuse(lex, vec, r.MinVectorScore)
 	if len(hits) > k {
