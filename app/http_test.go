@@ -10,14 +10,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
 
 	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/internal/testcorpus"
 )
 
 type sse struct {
@@ -74,11 +73,7 @@ func call(t *testing.T, base, method string, out any, args ...any) int {
 // follow its progress to ready over SSE, list and search it, ask and receive the answer
 // events, fetch the original file, and get clear errors for bad calls.
 func TestBrowserBridge(t *testing.T) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/pdfcpu/pdfcpu").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pdf := filepath.Join(strings.TrimSpace(string(out)), "pkg", "testdata", "Walden.pdf")
+	pdf := testcorpus.File(t, "Walden.pdf")
 	eng, err := engine.Open(engine.Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
 	if err != nil {
 		t.Fatal(err)

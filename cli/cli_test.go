@@ -5,27 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/internal/testcorpus"
 	"github.com/carrel-app/carrel/internal/testollama"
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 )
-
-// corpus returns pdfcpu's test PDFs folder.
-func corpus(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/pdfcpu/pdfcpu").Output()
-	if err != nil {
-		t.Fatalf("find pdfcpu module: %v", err)
-	}
-	return filepath.Join(strings.TrimSpace(string(out)), "pkg", "testdata")
-}
 
 // carrel runs one CLI command and returns stdout; it fails the test on a non-zero exit.
 func carrel(t *testing.T, args ...string) []byte {
@@ -70,7 +60,7 @@ type hit struct {
 func TestSpineWithOllama(t *testing.T) {
 	srv := testollama.Start(t)
 	lib := t.TempDir()
-	dir := corpus(t)
+	dir := testcorpus.Dir(t)
 	flags := []string{"--library", lib, "--ollama-host", srv.Host, "--chat-model", srv.ChatModel, "--embed-model", srv.EmbedModel, "--max-tokens", "24"}
 	files := []string{filepath.Join(dir, "Walden.pdf"), filepath.Join(dir, "go.pdf"), filepath.Join(dir, "GoForOptimization.pdf")}
 	// Small documents: the tiny test model embeds about a chunk a second on a busy machine.
@@ -196,7 +186,7 @@ func uniqueTerm(t *testing.T, eng *engine.Engine) (string, string, int) {
 func TestNoModel(t *testing.T) {
 	lib := t.TempDir()
 	flags := []string{"--library", lib, "--ollama-host", "127.0.0.1:9"}
-	rs := ingestResults(t, carrel(t, append(flags, "ingest", filepath.Join(corpus(t), "Walden.pdf"))...))
+	rs := ingestResults(t, carrel(t, append(flags, "ingest", filepath.Join(testcorpus.Dir(t), "Walden.pdf"))...))
 	if rs[0].Status != engine.Inserted {
 		t.Fatalf("ingest without Ollama: %+v", rs[0])
 	}
@@ -227,7 +217,7 @@ func TestBadInputs(t *testing.T) {
 		}
 		return p
 	}
-	good := filepath.Join(corpus(t), "Walden.pdf")
+	good := filepath.Join(testcorpus.Dir(t), "Walden.pdf")
 	raw, _ := os.ReadFile(good)
 	enc := filepath.Join(dir, "encrypted.pdf")
 	conf := model.NewAESConfiguration("secret", "secret", 256)

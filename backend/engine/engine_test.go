@@ -3,22 +3,12 @@ package engine
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/carrel-app/carrel/internal/testcorpus"
 	"github.com/carrel-app/carrel/internal/testollama"
 )
-
-func corpusFile(t *testing.T, name string) string {
-	t.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/pdfcpu/pdfcpu").Output()
-	if err != nil {
-		t.Fatalf("find pdfcpu module: %v", err)
-	}
-	return filepath.Join(strings.TrimSpace(string(out)), "pkg", "testdata", name)
-}
 
 // verifies that after losing either index file (a crash, a kill mid-write, a user deleting
 // files) the engine restores agreement with SQLite: the lexical index is rebuilt, lost
@@ -31,11 +21,11 @@ func TestReconcileAfterLostIndexes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	walden, err := eng.IngestFile(ctx, corpusFile(t, "Walden.pdf"), nil)
+	walden, err := eng.IngestFile(ctx, testcorpus.File(t, "Walden.pdf"), nil)
 	if err != nil || walden.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", walden, err)
 	}
-	other, err := eng.IngestFile(ctx, corpusFile(t, "OptimizeTest.pdf"), nil)
+	other, err := eng.IngestFile(ctx, testcorpus.File(t, "OptimizeTest.pdf"), nil)
 	if err != nil || other.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", other, err)
 	}
@@ -95,7 +85,7 @@ func TestRemove(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	r, err := eng.IngestFile(ctx, corpusFile(t, "Walden.pdf"), nil)
+	r, err := eng.IngestFile(ctx, testcorpus.File(t, "Walden.pdf"), nil)
 	if err != nil || r.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", r, err)
 	}
@@ -106,7 +96,7 @@ func TestRemove(t *testing.T) {
 	if n, _ := eng.lex.Count(); len(hits) != 0 || n != 0 {
 		t.Fatalf("after remove: %d hits, %d lexical entries", len(hits), n)
 	}
-	if r2, _ := eng.IngestFile(ctx, corpusFile(t, "Walden.pdf"), nil); r2.Status != Inserted {
+	if r2, _ := eng.IngestFile(ctx, testcorpus.File(t, "Walden.pdf"), nil); r2.Status != Inserted {
 		t.Fatalf("re-adding a removed document: %+v", r2)
 	}
 }
