@@ -70,6 +70,9 @@ func TestEvalDevLexical(t *testing.T) {
 	if !(res.Hit1 <= res.Hit5 && res.Hit5 <= res.Hit10 && res.MRR10 <= res.Hit10 && res.MRR10 >= res.Hit1) {
 		t.Errorf("inconsistent metrics: %+v", res)
 	}
+	if res.UnanswerableCorrect < 0.5 {
+		t.Errorf("unanswerable questions correctly empty %.3f, want at least 0.5", res.UnanswerableCorrect)
+	}
 	if res.Hit5 < evalFloorHit5 || res.MRR10 < evalFloorMRR {
 		t.Errorf("lexical hit@5 %.3f MRR@10 %.3f, below the floors %.2f / %.2f", res.Hit5, res.MRR10, evalFloorHit5, evalFloorMRR)
 	}

@@ -192,6 +192,17 @@ func (a lexicalAdapter) SearchLexical(ctx context.Context, q string, k int, docI
 	return out, nil
 }
 
+func (a lexicalAdapter) QueryTerms(ctx context.Context, q string) ([]retrieve.TermWeight, error) {
+	tw, err := a.e.lex.QueryTerms(q)
+	out := make([]retrieve.TermWeight, len(tw))
+	for i, t := range tw {
+		out[i] = retrieve.TermWeight(t)
+	}
+	return out, err
+}
+
+func (a lexicalAdapter) TextTerms(text string) map[string]bool { return a.e.lex.TextTerms(text) }
+
 type denseAdapter struct{ e *Engine }
 
 func (a denseAdapter) SearchDense(ctx context.Context, q string, k int, docIDs []string) ([]retrieve.Ranked, error) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -379,4 +380,66 @@ func (l *Lexical) Close() error {
 		return fmt.Errorf("index: close lexical: %w", err)
 	}
 	return nil
+}
+
+// TermWeight is one distinct analysed term of a question and its BM25 inverse document
+// frequency in the text field: how much finding it says about a chunk.
+type TermWeight struct {
+	Term string
+	DF   int // chunks holding the term
+	IDF  float64
+}
+
+// QueryTerms analyses question as Search does (English stop words out, stemmed) and
+// returns its distinct terms with their IDF, ln(1 + (N - df + 0.5)/(df + 0.5)). A term
+// in no chunk has the largest IDF: a question about something absent from the library
+// leans on words the library does not have.
+func (l *Lexical) QueryTerms(question string) ([]TermWeight, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return nil, ErrClosed
+	}
+	an := l.idx.Mapping().AnalyzerNamed(en.AnalyzerName)
+	if an == nil {
+		return nil, errors.New("index: no English analyzer")
+	}
+	n, err := l.idx.DocCount()
+	if err != nil {
+		return nil, fmt.Errorf("index: query terms: %w", err)
+	}
+	seen := map[string]bool{}
+	var out []TermWeight
+	for _, tok := range an.Analyze([]byte(question)) {
+		term := string(tok.Term)
+		if seen[term] {
+			continue
+		}
+		seen[term] = true
+		q := bleve.NewTermQuery(term)
+		q.SetField(fieldText)
+		req := bleve.NewSearchRequestOptions(q, 0, 0, false)
+		req.Score = "none"
+		res, err := l.idx.Search(req)
+		if err != nil {
+			return nil, fmt.Errorf("index: query terms: %w", err)
+		}
+		df := float64(res.Total)
+		out = append(out, TermWeight{Term: term, DF: int(res.Total), IDF: math.Log(1 + (float64(n)-df+0.5)/(df+0.5))})
+	}
+	return out, nil
+}
+
+// TextTerms returns the set of terms the text field's analysis makes of text, to tell
+// which of a question's [Lexical.QueryTerms] a chunk holds.
+func (l *Lexical) TextTerms(text string) map[string]bool {
+	an := l.idx.Mapping().AnalyzerNamed(en.AnalyzerName)
+	out := map[string]bool{}
+	if an == nil {
+		return out
+	}
+	for _, tok := range an.Analyze([]byte(text)) {
+		out[string(tok.Term)] = true
+	}
+	return out
 }

@@ -55,6 +55,20 @@ type LexicalSearcher interface {
 	SearchLexical(ctx context.Context, query string, k int, docIDs []string) ([]Ranked, error)
 }
 
+// TermWeight is one analysed question term with its document frequency and IDF.
+type TermWeight struct {
+	Term string
+	DF   int
+	IDF  float64
+}
+
+// TermWeigher is what the "nothing relevant" gate needs of the lexical side: a question's
+// analysed terms with their weights, and the analysed terms of a passage.
+type TermWeigher interface {
+	QueryTerms(ctx context.Context, query string) ([]TermWeight, error)
+	TextTerms(text string) map[string]bool
+}
+
 // DenseSearcher ranks chunks by embedding similarity (it embeds the query itself).
 type DenseSearcher interface {
 	SearchDense(ctx context.Context, query string, k int, docIDs []string) ([]Ranked, error)
@@ -152,7 +166,70 @@ func (r *Retriever) Search(ctx context.Context, query string, opt Options) ([]Hi
 		h.Chunk = c
 		out = append(out, h)
 	}
+	if w, ok := r.Lexical.(TermWeigher); ok && mode != Vector && len(out) > 0 {
+		off, err := offTopic(ctx, w, query, out)
+		if err != nil {
+			return nil, fmt.Errorf("relevance: %w", err)
+		}
+		if off {
+			// Only passages the meaning side vouches for survive.
+			kept := out[:0]
+			for _, h := range out {
+				if h.VectorRank > 0 && r.MinVectorScore > 0 && h.VectorScore >= r.MinVectorScore {
+					kept = append(kept, h)
+				}
+			}
+			out = kept
+		}
+	}
 	return out, nil
+}
+
+// MinCoverage is the share of a question's term weight (IDF) that at least one passage
+// must hold for lexical hits to stand when the question also names something the
+// library never mentions.
+const MinCoverage = 0.5
+
+// offTopic is the "nothing relevant" gate for word matches. BM25 scores are not
+// comparable across questions, so it does not threshold them. It judges the question
+// instead: when a content word of the question occurs in no passage of the library at
+// all (a name, identifier or subject the documents never mention: "T.38", "IP",
+// "context.WithCancel") and no passage found holds even half of the question's term
+// weight, the matches are on the question's generic words and the library does not
+// cover it. A question whose words all occur somewhere (paraphrases included) is never
+// gated, so answerable questions phrased in other words keep their hits.
+func offTopic(ctx context.Context, w TermWeigher, query string, hits []Hit) (bool, error) {
+	terms, err := w.QueryTerms(ctx, query)
+	if err != nil {
+		return false, err
+	}
+	var total float64
+	absent := false
+	for _, t := range terms {
+		total += t.IDF
+		if t.DF == 0 {
+			absent = true
+		}
+	}
+	if !absent || total == 0 {
+		return false, nil
+	}
+	for _, h := range hits {
+		if h.LexicalRank == 0 {
+			continue
+		}
+		have := w.TextTerms(h.Chunk.Text)
+		var got float64
+		for _, t := range terms {
+			if have[t.Term] {
+				got += t.IDF
+			}
+		}
+		if got/total >= MinCoverage {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // Fuse merges a lexical and a vector list with Reciprocal Rank Fusion. Vector-only entries

@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/carrel-app/carrel/backend/library"
@@ -74,5 +75,69 @@ func TestRetrieverModes(t *testing.T) {
 	}
 	if hits, _ = r.Search(ctx, "q", Options{}); len(hits) != 1 || hits[0].MatchType != MatchFullText {
 		t.Fatalf("hybrid without dense: %+v", hits)
+	}
+}
+
+type fakeLex struct {
+	list  []Ranked
+	df    map[string]int
+	texts map[int64]string
+}
+
+func (f fakeLex) SearchLexical(context.Context, string, int, []string) ([]Ranked, error) {
+	return f.list, nil
+}
+
+func (f fakeLex) QueryTerms(_ context.Context, q string) ([]TermWeight, error) {
+	var out []TermWeight
+	for _, w := range strings.Fields(q) {
+		out = append(out, TermWeight{Term: w, DF: f.df[w], IDF: 1})
+	}
+	return out, nil
+}
+
+func (f fakeLex) TextTerms(text string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(text) {
+		m[w] = true
+	}
+	return m
+}
+
+type fakeStore map[int64]string
+
+func (s fakeStore) Chunks(_ context.Context, seqs []int64) (map[int64]library.Chunk, error) {
+	out := map[int64]library.Chunk{}
+	for _, q := range seqs {
+		out[q] = library.Chunk{Seq: q, Text: s[q]}
+	}
+	return out, nil
+}
+
+// verifies the "nothing relevant" gate: word matches are dropped only when the question
+// has a word the library never mentions and no passage covers half its weight.
+func TestOffTopicGate(t *testing.T) {
+	store := fakeStore{1: "fax group pages", 2: "relay of fax"}
+	lex := fakeLex{list: []Ranked{{Seq: 1, Score: 2}, {Seq: 2, Score: 1}}, df: map[string]int{"fax": 5, "group": 3, "pages": 9, "relay": 1}}
+	r := &Retriever{Lexical: lex, Store: store}
+	for _, c := range []struct {
+		q    string
+		want int
+	}{
+		{"fax group ip t38 protocol", 0}, // three absent words, best coverage 2/5
+		{"fax group pages ip", 2},        // one absent word, but a passage covers 3/4
+		{"fax relay contest", 2},         // "contest" occurs somewhere (df 0 only if absent)
+		{"fax relay", 2},                 // every word known
+	} {
+		if c.q == "fax relay contest" {
+			lex.df["contest"] = 2
+		}
+		hits, err := r.Search(context.Background(), c.q, Options{Mode: Lexical})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != c.want {
+			t.Errorf("%q: %d hits, want %d", c.q, len(hits), c.want)
+		}
 	}
 }

@@ -361,6 +361,18 @@ func (a lexAdapter) SearchLexical(_ context.Context, q string, k int, docIDs []s
 	return out, nil
 }
 
+// QueryTerms and TextTerms make the "nothing relevant" gate run, as in the app.
+func (a lexAdapter) QueryTerms(_ context.Context, q string) ([]retrieve.TermWeight, error) {
+	tw, err := a.l.QueryTerms(q)
+	out := make([]retrieve.TermWeight, len(tw))
+	for i, t := range tw {
+		out[i] = retrieve.TermWeight(t)
+	}
+	return out, err
+}
+
+func (a lexAdapter) TextTerms(text string) map[string]bool { return a.l.TextTerms(text) }
+
 // denseAdapter searches with the current random query vector (embedding not timed).
 type denseAdapter struct {
 	vec *index.Vectors
