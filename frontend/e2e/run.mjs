@@ -2,13 +2,14 @@
 //
 //   CARREL_BIN   the carrel binary (default ../build/bin/carrel, relative to frontend/)
 //   CHROMIUM     the browser (default /usr/bin/chromium)
-//   E2E_ONLY     run only the named flow (full | no-model)
+//   E2E_ONLY     run only the named flow (full | no-model | pull)
 //
 // Screenshots go to frontend/test-results/. Ends with "N passed, N failed".
 
 import { rmSync } from 'node:fs';
-import { assert, carrelBin, cleanup, closedPort, openBrowser, pdfcpuTestdata, resultsDir, screenshot, startCarrel, startOllama } from './harness.mjs';
-import { fullFlow, noModelFlow } from './flows.mjs';
+import { assert, carrelBin, cleanup, closedPort, openBrowser, pdfcpuTestdata, resultsDir, screenshot, startCarrel, startEmptyOllama, startOllama } from './harness.mjs';
+import { fullFlow, noModelFlow, pullFlow } from './flows.mjs';
+import { badInputFlow } from './bad-input.mjs';
 
 const QUESTION = 'What happens on a delicious evening by the pond, when the bullfrogs trump?';
 
@@ -34,6 +35,35 @@ const tests = [
       const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
       try {
         return await ctx.inBrowser((page) => noModelFlow({ page, url: carrel.url, pdf: ctx.pdf, question: QUESTION }), carrel);
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'pull',
+    title: 'first run: an empty Ollama pulls the tiny model from a local registry with per-layer progress, then it is used',
+    async run(ctx) {
+      const registry = await ctx.ollama();
+      assert(registry.pull, 'the test Ollama serves a registry (testollama -registry; set "pull" in E2E_OLLAMA)');
+      const empty = await startEmptyOllama();
+      const carrel = await startCarrel({ ollamaHost: empty.host });
+      try {
+        return await ctx.inBrowser((page) => pullFlow({ page, url: carrel.url, pullName: registry.pull }), carrel);
+      } finally {
+        await carrel.stop();
+        await empty.stop();
+      }
+    },
+  },
+  {
+    name: 'bad-input',
+    title: 'bad files fail alone with a one-line reason; the good one is ready and answers',
+    async run(ctx) {
+      const port = await closedPort();
+      const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
+      try {
+        return await ctx.inBrowser((page) => badInputFlow({ page, url: carrel.url, pdf: ctx.pdf, question: QUESTION }), carrel);
       } finally {
         await carrel.stop();
       }
