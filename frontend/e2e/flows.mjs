@@ -185,3 +185,77 @@ export async function noModelFlow({ page, url, pdf, question }) {
   const viewer = await openCitationAndCheckViewer(page, answer, 'no-model-2');
   return { note, markers, ...viewer };
 }
+
+/** Records every value the download bars show, to prove they moved. */
+async function watchPull(page) {
+  await page.evaluate(() => {
+    const w = window;
+    w.__pullSamples = [];
+    w.__layerSamples = [];
+    const sample = () => {
+      const bar = document.querySelector('[data-testid=pull] [data-testid=pull-bar]');
+      if (bar) {
+        const v = Number(bar.getAttribute('aria-valuenow'));
+        if (w.__pullSamples[w.__pullSamples.length - 1] !== v) w.__pullSamples.push(v);
+      }
+      for (const l of document.querySelectorAll('[data-testid=pull-layer]')) {
+        w.__layerSamples.push({ digest: l.dataset.digest, completed: Number(l.dataset.completed), total: Number(l.dataset.total) });
+      }
+    };
+    w.__pullObserver?.disconnect();
+    w.__pullObserver = new MutationObserver(sample);
+    w.__pullObserver.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
+}
+
+export async function pullFlow({ page, url, pullName }) {
+  await page.goto(url);
+  const badge = page.locator('[data-testid=mode-badge]');
+  await badge.waitFor({ timeout: 30_000 });
+  assert((await badge.getAttribute('data-mode')) === 'no-model', 'an Ollama without models means no model');
+
+  // First run: the notice offers to set up models.
+  await page.click('[data-testid=setup-models]');
+  const panel = page.locator('[data-testid=settings]');
+  await panel.waitFor();
+  await page.locator('[data-testid=ollama-state][data-reachable=true]').waitFor({ timeout: 15_000 });
+  assert((await page.locator('[data-testid=installed-model]').count()) === 0, 'no models installed yet');
+  await page.locator('[data-testid=missing-chat]').waitFor();
+  const suggested = await page.locator('[data-testid=suggested-model]').count();
+  assert(suggested >= 2, `small models are suggested (${suggested})`);
+  await screenshot(page, 'pull-1-empty');
+
+  await watchPull(page);
+  await page.fill('[data-testid=pull-name]', pullName);
+  await page.check('[data-testid=pull-insecure]');
+  await page.click('[data-testid=pull-button]');
+  await page.waitForFunction(
+    () => {
+      const p = document.querySelector('[data-testid=pull]');
+      if (p?.dataset.state === 'failed') throw new Error(`pull failed: ${p.textContent}`);
+      return p?.dataset.state === 'done';
+    },
+    null,
+    { timeout: 60_000, polling: 50 },
+  );
+  await screenshot(page, 'pull-2-done');
+  const bars = await page.evaluate(() => window.__pullSamples);
+  const layers = await page.evaluate(() => window.__layerSamples);
+  assert(bars.length >= 2 && bars[bars.length - 1] === 100 && bars.some((v) => v < 100), `the progress bar moved to 100% (${JSON.stringify(bars)})`);
+  const digests = new Set(layers.map((l) => l.digest));
+  const big = layers.filter((l) => l.total > 100_000);
+  assert(digests.size >= 2 && big.length > 0, `a bar per layer, the model layer among them (${digests.size} layers, ${JSON.stringify(layers.slice(-4))})`);
+
+  // The model appears in the list and can be used for chat.
+  const installed = page.locator(`[data-testid=installed-model][data-role=chat][data-name="${pullName}"]`);
+  await installed.waitFor({ timeout: 15_000 });
+  await installed.locator('[data-testid=use-model]').click();
+  await installed.locator('[data-testid=in-use]').waitFor({ timeout: 15_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid=mode-badge]')?.getAttribute('data-mode') === 'lexical', null, { timeout: 15_000 });
+  await screenshot(page, 'pull-3-used');
+  await page.click('[data-testid=settings-close]');
+  await panel.waitFor({ state: 'hidden' });
+  const models = (await page.textContent('[data-testid=models]')) ?? '';
+  assert(models.includes(pullName), `the header names the new chat model (${models})`);
+  return { bars, layers: digests.size };
+}

@@ -11,7 +11,7 @@ import { chromium } from 'playwright-core';
 
 export const frontendDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const repoDir = resolve(frontendDir, '..');
-export const resultsDir = join(frontendDir, 'test-results');
+export const resultsDir = process.env.E2E_RESULTS ? resolve(process.env.E2E_RESULTS) : join(frontendDir, 'test-results');
 
 const children = new Set();
 const tempDirs = new Set();
@@ -155,12 +155,20 @@ export async function startCarrel({ ollamaHost, chatModel, embedModel }) {
 export async function startOllama() {
   if (process.env.E2E_OLLAMA) {
     const info = JSON.parse(process.env.E2E_OLLAMA);
-    return { info, host: info.host, chatModel: info.chat_model, embedModel: info.embed_model, stop: async () => {}, log: () => '' };
+    return { info, host: info.host, chatModel: info.chat_model, embedModel: info.embed_model, pull: info.pull, stop: async () => {}, log: () => '' };
   }
-  const p = await startJSONProcess('testollama', 'go', ['run', './internal/testollama/cmd/testollama'], {
+  const p = await startJSONProcess('testollama', 'go', ['run', './internal/testollama/cmd/testollama', '-registry'], {
     timeoutMs: 15 * 60_000, // a first run may build Ollama (~5 minutes on 2 cores)
   });
-  return { ...p, host: p.info.host, chatModel: p.info.chat_model, embedModel: p.info.embed_model };
+  return { ...p, host: p.info.host, chatModel: p.info.chat_model, embedModel: p.info.embed_model, pull: p.info.pull };
+}
+
+/** A real Ollama server with no models at all (to pull into). */
+export async function startEmptyOllama() {
+  const p = await startJSONProcess('testollama -empty', 'go', ['run', './internal/testollama/cmd/testollama', '-empty'], {
+    timeoutMs: 15 * 60_000,
+  });
+  return { ...p, host: p.info.host };
 }
 
 export function goModCache() {

@@ -101,6 +101,19 @@ describe('HTTP transport', () => {
     expect(es.closed).toBe(true);
   });
 
+  it('pulls models and delivers model:pull progress', async () => {
+    fetchMock.mockResolvedValueOnce(reply(200, 'pull-7'));
+    await expect(api.pullModel('127.0.0.1:5000/library/tiny:latest', true)).resolves.toBe('pull-7');
+    expect(JSON.parse(fetchMock.mock.calls[0][1].body)).toEqual(['127.0.0.1:5000/library/tiny:latest', true]);
+    fetchMock.mockResolvedValueOnce(reply(200, ''));
+    await expect(api.pullModel('x')).rejects.toThrow(/no download id/);
+    const seen: number[] = [];
+    const off = api.on('model:pull', (d) => seen.push(d.completed));
+    FakeEventSource.instances[0].emit('model:pull', JSON.stringify({ pullID: 'pull-7', digest: 'sha256:a', total: 10, completed: 4 }));
+    expect(seen).toEqual([4]);
+    off();
+  });
+
   it('has no native file drop or dialog', () => {
     expect(api.onFileDrop(() => {})).toBeNull();
     expect(api.canAddDialog()).toBe(false);
@@ -120,6 +133,11 @@ describe('Wails transport', () => {
       Search: vi.fn().mockResolvedValue([]),
       Ask: vi.fn().mockResolvedValue('ask-9'),
       Cancel: vi.fn().mockRejectedValue({ code: 'not_found', message: 'no running answer' }),
+      ListModels: vi.fn().mockResolvedValue({ reachable: true, models: null, suggested: [{ name: 'x', role: 'embed' }] }),
+      StartOllama: vi.fn().mockRejectedValue('ollama is not installed'),
+      PullModel: vi.fn().mockResolvedValue('pull-1'),
+      CancelPull: vi.fn().mockResolvedValue(null),
+      SetModels: vi.fn().mockResolvedValue({ mode: 'lexical', chat_model: 'tiny' }),
     };
     let drop: ((x: number, y: number, paths: string[]) => void) | null = null;
     window.go = { app: { App } };
@@ -145,6 +163,21 @@ describe('Wails transport', () => {
     await expect(api.ask('q', [])).resolves.toBe('ask-9');
     await expect(api.listDocuments()).resolves.toEqual([]);
     expect(api.canAddDialog()).toBe(true);
+  });
+
+  it('lists, pulls, cancels and switches models', async () => {
+    const w = installWails();
+    const m = await api.listModels();
+    expect(m.reachable).toBe(true);
+    expect(m.models).toEqual([]);
+    expect(m.suggested[0]).toMatchObject({ name: 'x', role: 'embed', default: false });
+    await expect(api.pullModel('tiny')).resolves.toBe('pull-1');
+    expect(w.App.PullModel).toHaveBeenCalledWith('tiny', false);
+    await api.cancelPull('pull-1');
+    expect(w.App.CancelPull).toHaveBeenCalledWith('pull-1');
+    expect((await api.setModels('tiny', '')).mode).toBe('lexical');
+    expect(w.App.SetModels).toHaveBeenCalledWith('tiny', '');
+    await expect(api.startOllama()).rejects.toThrow('ollama is not installed');
   });
 
   it('carries the rejection message, string or formatted object', async () => {

@@ -8,7 +8,7 @@
 // Every value coming back is normalised (./normalize) so the UI can trust its shape.
 
 import * as parse from './normalize';
-import type { AddResult, Document, EventMap, EventName, Hit, Status } from './types';
+import type { AddResult, Document, EventMap, EventName, Hit, Models, Status } from './types';
 import { EVENT_NAMES } from './types';
 
 /** The bound Go methods, typed by hand from docs/bridge.md (no generated wailsjs). */
@@ -21,6 +21,11 @@ interface WailsApp {
   Search(query: string, k: number, docIDs: string[]): Promise<unknown>;
   Ask(question: string, docIDs: string[]): Promise<unknown>;
   Cancel(askID: string): Promise<unknown>;
+  ListModels(): Promise<unknown>;
+  StartOllama(): Promise<unknown>;
+  PullModel(name: string, insecure: boolean): Promise<unknown>;
+  CancelPull(pullID: string): Promise<unknown>;
+  SetModels(chatModel: string, embedModel: string): Promise<unknown>;
 }
 
 /** The part of the Wails v2.9 JS runtime we use (wrapper/runtime.d.ts). */
@@ -142,6 +147,27 @@ export async function cancel(askID: string): Promise<void> {
   await call('Cancel', askID);
 }
 
+/** Ollama, its installed models and Carrel's suggestions. */
+export const listModels = async (): Promise<Models> => parse.models(await call('ListModels'));
+
+/** Starts the installed Ollama when it is not running; then lists the models. */
+export const startOllama = async (): Promise<Models> => parse.models(await call('StartOllama'));
+
+/** Starts downloading a model; progress streams as model:pull events carrying the returned id. */
+export async function pullModel(name: string, insecure = false): Promise<string> {
+  const v = await call('PullModel', name, insecure);
+  if (typeof v !== 'string' || !v) throw new ApiError('The backend returned no download id', 'PullModel');
+  return v;
+}
+
+export async function cancelPull(pullID: string): Promise<void> {
+  await call('CancelPull', pullID);
+}
+
+/** Switches models ('' keeps one); saved in the library's settings. */
+export const setModels = async (chatModel: string, embedModel: string): Promise<Status> =>
+  parse.status(await call('SetModels', chatModel, embedModel));
+
 /** Browser only: sends File objects to the library inbox; same result as AddPaths. */
 export async function upload(files: File[]): Promise<AddResult> {
   const form = new FormData();
@@ -167,6 +193,7 @@ const parsers: { [K in EventName]: (v: unknown) => EventMap[K] } = {
   'answer:done': parse.answerDone,
   'answer:error': parse.answerError,
   'status:changed': parse.status,
+  'model:pull': parse.pullEvent,
 };
 
 type Listener = (data: never) => void;

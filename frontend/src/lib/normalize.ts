@@ -13,6 +13,10 @@ import type {
   DocumentEvent,
   Hit,
   Mode,
+  Model,
+  Models,
+  PullEvent,
+  Suggestion,
   Status,
   Usage,
 } from './types';
@@ -149,3 +153,56 @@ export function answerError(v: unknown): AnswerError {
 }
 
 export const addResult = (v: unknown) => ({ queued: num(obj(v).queued) });
+
+export function model(v: unknown): Model {
+  const o = obj(v);
+  return {
+    name: str(o.name),
+    size: num(o.size),
+    family: str(o.family),
+    parameter_size: str(o.parameter_size),
+    quantization: str(o.quantization),
+    modified_at: str(o.modified_at),
+    embedding: o.embedding === true,
+  };
+}
+
+export function suggestion(v: unknown): Suggestion {
+  const o = obj(v);
+  return {
+    name: str(o.name),
+    role: o.role === 'embed' ? 'embed' : 'chat',
+    download: str(o.download),
+    note: str(o.note),
+    default: o.default === true,
+  };
+}
+
+export function models(v: unknown): Models {
+  const o = obj(v);
+  return {
+    host: str(o.host),
+    reachable: o.reachable === true,
+    version: str(o.version),
+    installed: o.installed === true,
+    error: str(o.error),
+    models: arr(o.models).map(model).filter((m) => m.name),
+    suggested: arr(o.suggested).map(suggestion).filter((s) => s.name),
+    chat_model: str(o.chat_model),
+    embed_model: str(o.embed_model),
+  };
+}
+
+export function pullEvent(v: unknown): PullEvent {
+  const o = obj(v);
+  return {
+    pullID: str(o.pullID),
+    model: str(o.model),
+    status: str(o.status),
+    digest: str(o.digest),
+    total: num(o.total),
+    completed: num(o.completed),
+    done: o.done === true,
+    error: str(o.error),
+  };
+}

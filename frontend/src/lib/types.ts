@@ -72,6 +72,45 @@ export type AnswerError = { askID: string; message: string; partial: string };
 
 export type AddResult = { queued: number };
 
+/** An installed Ollama model (ListModels). */
+export type Model = {
+  name: string;
+  size: number;
+  family: string;
+  parameter_size: string;
+  quantization: string;
+  modified_at: string;
+  embedding: boolean;
+};
+
+/** A model Carrel recommends for a machine without a GPU. */
+export type Suggestion = { name: string; role: 'chat' | 'embed'; download: string; note: string; default: boolean };
+
+/** What the models panel shows (ListModels, StartOllama). */
+export type Models = {
+  host: string;
+  reachable: boolean;
+  version: string;
+  installed: boolean;
+  error: string;
+  models: Model[];
+  suggested: Suggestion[];
+  chat_model: string;
+  embed_model: string;
+};
+
+/** One `model:pull` event: progress of one layer, or (done) the end of the pull. */
+export type PullEvent = {
+  pullID: string;
+  model: string;
+  status: string;
+  digest: string;
+  total: number;
+  completed: number;
+  done: boolean;
+  error: string;
+};
+
 /** Every event the backend emits, by name. Mirrors the Go event name consts. */
 export type EventMap = {
   'library:changed': DocumentEvent;
@@ -80,6 +119,7 @@ export type EventMap = {
   'answer:done': AnswerDone;
   'answer:error': AnswerError;
   'status:changed': Status;
+  'model:pull': PullEvent;
 };
 
 export type EventName = keyof EventMap;
@@ -91,6 +131,7 @@ export const EVENT_NAMES: EventName[] = [
   'answer:done',
   'answer:error',
   'status:changed',
+  'model:pull',
 ];
 
 export type AnswerEvent =

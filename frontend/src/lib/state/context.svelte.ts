@@ -4,6 +4,7 @@ import { getContext, setContext } from 'svelte';
 import { closePdf } from '../pdf';
 import { ChatState } from './chat.svelte';
 import { LibraryState } from './library.svelte';
+import { ModelsState } from './models.svelte';
 import { StatusState } from './status.svelte';
 import { ToastState } from './toasts.svelte';
 import { ViewerState } from './viewer.svelte';
@@ -13,6 +14,7 @@ export class AppState {
   status = new StatusState();
   viewer = new ViewerState();
   chat = new ChatState();
+  models = new ModelsState(this.status, this.toasts);
   library = new LibraryState(this.toasts, (id) => {
     this.viewer.forget(id);
     closePdf(id);
@@ -23,6 +25,7 @@ export class AppState {
     const offs = [
       this.library.connect(),
       this.chat.connect(),
+      this.models.connect(),
       this.status.connect(() => {
         void this.library.refresh();
         this.chat.interrupt('The connection to Carrel was interrupted; this answer may be incomplete.');
