@@ -2,11 +2,6 @@ package engine
 
 import (
 	"context"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/library"
@@ -122,42 +117,4 @@ func (e *Engine) contextLength(ctx context.Context, model string) int {
 		e.statusMu.Unlock()
 	}
 	return min(n, e.cfg.MaxContext)
-}
-
-// Supported reports whether Carrel can ingest a file with this name.
-func Supported(path string) bool {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".pdf", ".txt", ".text", ".md", ".markdown":
-		return true
-	}
-	return false
-}
-
-// ExpandPaths replaces folders by the supported files inside them (sorted), skipping
-// hidden folders; plain files are kept as given, so that unsupported ones get an error.
-func ExpandPaths(paths []string) []string {
-	var out []string
-	for _, p := range paths {
-		info, err := os.Stat(p)
-		if err != nil || !info.IsDir() {
-			out = append(out, p)
-			continue
-		}
-		var found []string
-		filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if d.IsDir() && q != p && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			if !d.IsDir() && Supported(q) {
-				found = append(found, q)
-			}
-			return nil
-		})
-		sort.Strings(found)
-		out = append(out, found...)
-	}
-	return out
 }

@@ -34,7 +34,13 @@ type Result struct {
 	Pages  int    `json:"pages"`
 	Chunks int    `json:"chunks"`
 	Error  string `json:"error"`
+	// Attachments are the outcomes of a mail's attachments, each ingested as a
+	// document of its own.
+	Attachments []Result `json:"attachments,omitempty"`
 }
+
+// maxAttachmentDepth bounds mails attached to mails attached to mails.
+const maxAttachmentDepth = 3
 
 // ProgressFunc hears every change of a document's state while it is ingested.
 type ProgressFunc func(library.Document)
@@ -42,7 +48,56 @@ type ProgressFunc func(library.Document)
 // IngestFile adds one file to the library: extract, chunk, store, index, embed. Failures
 // are recorded on that document only and returned in the Result, never as an error that
 // would stop a batch; the error return is for a broken library (disk, database).
+//
+// A mail's attachments are saved under the library folder (attachments/) and ingested
+// after it, each as its own document; their results are in Result.Attachments.
 func (e *Engine) IngestFile(ctx context.Context, path string, progress ProgressFunc) (Result, error) {
+	return e.ingestTree(ctx, path, progress, 0)
+}
+
+func (e *Engine) ingestTree(ctx context.Context, path string, progress ProgressFunc, depth int) (Result, error) {
+	var atts []ingest.Attachment
+	res, err := e.ingestOne(ctx, path, progress, &atts)
+	if err != nil || len(atts) == 0 {
+		return res, err
+	}
+	for _, a := range atts {
+		if ctx.Err() != nil {
+			break
+		}
+		if !ingest.Supported(a.Name) || depth+1 > maxAttachmentDepth {
+			continue // images, signatures, calendar invites
+		}
+		p, err := e.saveAttachment(res.DocID, a)
+		if err != nil {
+			res.Attachments = append(res.Attachments, Result{Path: a.Name, Status: Failed, Error: oneLine(err)})
+			continue
+		}
+		r, err := e.ingestTree(ctx, p, progress, depth+1)
+		if err != nil {
+			return res, err
+		}
+		res.Attachments = append(res.Attachments, r)
+	}
+	return res, nil
+}
+
+// saveAttachment writes an attachment under DIR/attachments/MAILID/ so that it has a path
+// the viewer can open, as every document must.
+func (e *Engine) saveAttachment(mailID string, a ingest.Attachment) (string, error) {
+	dir := filepath.Join(e.cfg.Dir, "attachments", mailID[:min(16, len(mailID))])
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("save attachment %s: %w", a.Name, err)
+	}
+	p := filepath.Join(dir, filepath.Base(a.Name))
+	if err := os.WriteFile(p, a.Data, 0o644); err != nil {
+		return "", fmt.Errorf("save attachment %s: %w", a.Name, err)
+	}
+	return p, nil
+}
+
+// ingestOne ingests the file at path; a mail's attachments are handed back in atts.
+func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFunc, atts *[]ingest.Attachment) (Result, error) {
 	if progress == nil {
 		progress = func(library.Document) {}
 	}
@@ -50,6 +105,14 @@ func (e *Engine) IngestFile(ctx context.Context, path string, progress ProgressF
 	abs, err := filepath.Abs(path)
 	if err == nil {
 		path = abs
+	}
+	// Refuse folders, pipes and oversized files before reading a byte of them.
+	if err := ingest.Admit(path); err != nil {
+		var ie *ingest.Error
+		if errors.As(err, &ie) {
+			res.Status, res.Error = Failed, oneLine(err)
+			return res, nil
+		}
 	}
 	id, size, err := hashFile(path)
 	if err != nil {
@@ -92,6 +155,7 @@ func (e *Engine) IngestFile(ctx context.Context, path string, progress ProgressF
 	if err != nil {
 		return fail(oneLine(err))
 	}
+	*atts, src.Attachments = src.Attachments, nil
 	doc.Title, doc.Author, doc.Pages = src.Title, src.Author, len(src.Pages)
 	if doc.Title == "" {
 		doc.Title = filepath.Base(path)
@@ -313,12 +377,23 @@ func hashFile(path string) (string, int64, error) {
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
+// kindOf guesses a document's kind from its name until ingest has read it.
 func kindOf(path string) string {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".pdf":
-		return "pdf"
-	case ".txt", ".md", ".markdown":
-		return "text"
+	switch ext := strings.ToLower(filepath.Ext(path)); {
+	case ext == ".pdf":
+		return ingest.KindPDF
+	case ext == ".txt", ext == ".text", ext == ".md", ext == ".markdown":
+		return ingest.KindText
+	case ext == ".eml":
+		return ingest.KindEmail
+	case ext == ".html", ext == ".htm", ext == ".xhtml", ext == ".mht", ext == ".mhtml":
+		return ingest.KindHTML
+	case ext == ".epub":
+		return ingest.KindEPUB
+	case ext == ".docx":
+		return ingest.KindDOCX
+	case ingest.Supported(path):
+		return ingest.KindCode
 	}
 	return strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 )
 
 // The catalogue of ingest failures. Each is a kind: [File] returns an
@@ -24,7 +25,13 @@ var (
 	ErrNoText = errors.New("no text layer")
 	// ErrUnsupported: a kind of file Carrel cannot read yet.
 	ErrUnsupported = errors.New("unsupported file type")
+	// ErrTooLarge: the file, or what it unpacks to, is over one of the
+	// limits in limits.go.
+	ErrTooLarge = errors.New("too large")
 )
+
+// formats names what Carrel reads, for ErrUnsupported's message.
+const formats = "Carrel reads PDF, Word (.docx), EPUB, e-mail (.eml), web pages (.html, .mhtml), text, Markdown and source code"
 
 // Error is an ingest failure from the catalogue above.
 type Error struct {
@@ -45,8 +52,19 @@ func (e *Error) Error() string {
 	name := filepath.Base(e.Path)
 	switch e.Kind {
 	case ErrEncrypted:
+		if !isPDFName(e.Path) {
+			return fmt.Sprintf("%s is password-protected; save an unprotected copy and add that", name)
+		}
 		return fmt.Sprintf("%s is password-protected; enter its password, or save an unprotected copy and add that", name)
+	case ErrTooLarge:
+		return fmt.Sprintf("%s is too large: %s; split it, or add the parts you need", name, e.Detail)
 	case ErrCorrupt:
+		if !isPDFName(e.Path) {
+			if e.Detail != "" {
+				return fmt.Sprintf("%s is damaged and cannot be read (%s); try re-downloading it or saving it again from the program that made it", name, e.Detail)
+			}
+			return fmt.Sprintf("%s is damaged and cannot be read; try re-downloading it or saving it again from the program that made it", name)
+		}
 		if e.Detail != "" {
 			return fmt.Sprintf("%s is damaged and cannot be read (%s); try re-downloading it or re-saving it from a PDF viewer", name, e.Detail)
 		}
@@ -66,9 +84,9 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("%s has no text layer (scanned pages?); it needs OCR, which Carrel does not offer yet", name)
 	case ErrUnsupported:
 		if e.Detail != "" {
-			return fmt.Sprintf("%s: %s; Carrel reads PDF, plain text and Markdown files", name, e.Detail)
+			return fmt.Sprintf("%s: %s; %s", name, e.Detail, formats)
 		}
-		return fmt.Sprintf("%s: this type of file is not supported; Carrel reads PDF, plain text and Markdown files", name)
+		return fmt.Sprintf("%s: this type of file is not supported; %s", name, formats)
 	}
 	if e.Err != nil {
 		return fmt.Sprintf("%s: %v", name, e.Err)
@@ -82,6 +100,13 @@ func (e *Error) Unwrap() []error {
 		return []error{e.Kind}
 	}
 	return []error{e.Kind, e.Err}
+}
+
+// isPDFName reports whether path names a PDF (or has no telling extension,
+// as PDFs found by their header may not).
+func isPDFName(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".pdf" || ext == ""
 }
 
 func newError(kind error, path, detail string, cause error) *Error {

@@ -18,6 +18,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,8 +26,13 @@ import (
 
 // Kinds of [Document].
 const (
-	KindPDF  = "pdf"
-	KindText = "text"
+	KindPDF   = "pdf"
+	KindText  = "text" // plain text and Markdown
+	KindDOCX  = "docx"
+	KindEPUB  = "epub"
+	KindEmail = "email"
+	KindHTML  = "html" // web pages, saved whole (.mhtml) or not
+	KindCode  = "code" // source files
 )
 
 // Document is one ingested source file.
@@ -40,7 +46,7 @@ type Document struct {
 	// Author is the author from the PDF info dictionary or Markdown front
 	// matter; often empty.
 	Author string
-	// Kind is KindPDF or KindText.
+	// Kind is one of the Kind* constants: how the file was read.
 	Kind string
 	// SHA256 is the hex SHA-256 of the file's bytes: the document's identity.
 	SHA256 string
@@ -53,9 +59,22 @@ type Document struct {
 	// Outline is the document's table of contents in reading order: PDF
 	// bookmarks, or Markdown headings. May be empty.
 	Outline []Heading
+	// Attachments are files attached to a mail, to be ingested as
+	// documents of their own (the mail's text does not include them).
+	// Only mails have them.
+	Attachments []Attachment
 	// Warnings lists problems that did not stop ingestion, such as a page
 	// whose text could not be read. Each is a short sentence.
 	Warnings []string
+}
+
+// Attachment is a file found inside a document (a mail's attachment).
+type Attachment struct {
+	// Name is the attachment's file name as the sender gave it, reduced to
+	// a safe base name ("report.pdf"); never empty.
+	Name string
+	// Data is its content, decoded.
+	Data []byte
 }
 
 // Page is the text of one physical page.
@@ -112,9 +131,10 @@ func FileWithOptions(ctx context.Context, path string, opts Options) (doc *Docum
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(path)
+	ext := strings.ToLower(filepath.Ext(path))
+	data, err := readLimited(path)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
+		return nil, err
 	}
 	sum := sha256.Sum256(data)
 	doc = &Document{
@@ -122,7 +142,6 @@ func FileWithOptions(ctx context.Context, path string, opts Options) (doc *Docum
 		SHA256: hex.EncodeToString(sum[:]),
 		Bytes:  int64(len(data)),
 	}
-	ext := strings.ToLower(filepath.Ext(path))
 	if len(data) == 0 {
 		return nil, newError(ErrEmpty, path, "", nil)
 	}
@@ -133,13 +152,39 @@ func FileWithOptions(ctx context.Context, path string, opts Options) (doc *Docum
 		err = readPDF(ctx, doc, data, opts)
 	case ext == ".pdf":
 		return nil, newError(ErrNotPDF, path, describe(data), nil)
-	case textExts[ext]:
+	case isCFB(data) && (ext == ".docx" || ext == ".epub"):
+		// A password-protected Office file is an OLE container holding
+		// the encrypted package.
+		return nil, newError(ErrEncrypted, path, "", nil)
+	case ext == ".doc":
+		return nil, newError(ErrUnsupported, path, "old Word (.doc) files are not supported; save it as .docx or PDF", nil)
+	case docxExts[ext]:
+		doc.Kind = KindDOCX
+		err = readDOCX(ctx, doc, data)
+	case ext == ".epub":
+		doc.Kind = KindEPUB
+		err = readEPUB(ctx, doc, data)
+	case ext == ".eml":
+		doc.Kind = KindEmail
+		err = readEML(ctx, doc, data)
+	case ext == ".mht" || ext == ".mhtml":
+		doc.Kind = KindHTML
+		err = readMHTML(ctx, doc, data)
+	case htmlExts[ext]:
+		doc.Kind = KindHTML
+		err = readHTML(ctx, doc, data)
+	case textExts[ext] || isCode(path):
 		if looksBinary(data) {
 			return nil, newError(ErrUnsupported, path,
-				fmt.Sprintf("a %s file that is not text: it looks like %s", ext, describe(data)), nil)
+				fmt.Sprintf("a %s file that is not text: it looks like %s", strings.TrimPrefix(ext, "."), describe(data)), nil)
 		}
-		doc.Kind = KindText
-		err = readText(ctx, doc, data, ext, opts.Progress)
+		if textExts[ext] {
+			doc.Kind = KindText
+			err = readText(ctx, doc, data, ext, opts.Progress)
+		} else {
+			doc.Kind = KindCode
+			err = readCode(ctx, doc, data)
+		}
 	default:
 		detail := "files without an extension are not supported"
 		if ext != "" {
@@ -154,8 +199,92 @@ func FileWithOptions(ctx context.Context, path string, opts Options) (doc *Docum
 		}
 		return nil, err
 	}
+	if doc.Kind != KindPDF && doc.Kind != KindText && opts.Progress != nil {
+		opts.Progress(len(doc.Pages), len(doc.Pages))
+	}
 	return doc, nil
 }
+
+// Admit checks, without reading it, that the file at path can be read: it
+// exists, is a regular file (not a folder, device or pipe) and is within
+// the size limit for its kind ([MaxFileSize], or [MaxTextFileSize] for
+// text, web pages, mail and source). Errors are [*Error] values
+// ([ErrUnsupported], [ErrTooLarge]) or wrapped OS errors.
+func Admit(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	return admit(path, st)
+}
+
+func admit(path string, st os.FileInfo) error {
+	if st.IsDir() {
+		return newError(ErrUnsupported, path, "this is a folder; add the files inside it", nil)
+	}
+	if !st.Mode().IsRegular() {
+		return newError(ErrUnsupported, path, "this is not a regular file (a device, pipe or socket)", nil)
+	}
+	if limit := sizeLimit(path); st.Size() > limit {
+		return tooLarge(path, st.Size(), limit)
+	}
+	return nil
+}
+
+// sizeLimit is the largest file of path's kind that is read.
+func sizeLimit(path string) int64 {
+	ext := strings.ToLower(filepath.Ext(path))
+	if textExts[ext] || htmlExts[ext] || ext == ".eml" || ext == ".mht" || ext == ".mhtml" || isCode(path) {
+		return MaxTextFileSize
+	}
+	return MaxFileSize
+}
+
+func tooLarge(path string, n, limit int64) error {
+	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	what := "files"
+	if ext != "" {
+		what = ext + " files"
+	}
+	return newError(ErrTooLarge, path, fmt.Sprintf("%s, and Carrel reads %s up to %s", humanBytes(n), what, humanBytes(limit)), nil)
+}
+
+// readLimited reads the file at path whole, refusing what [Admit] refuses
+// before reading it.
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	if err := admit(path, st); err != nil {
+		return nil, err
+	}
+	limit := sizeLimit(path)
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	if int64(len(data)) > limit { // it grew while we read it
+		return nil, tooLarge(path, int64(len(data)), limit)
+	}
+	return data, nil
+}
+
+// isCFB reports whether data is an OLE compound file (old Office formats,
+// and password-protected new ones).
+func isCFB(data []byte) bool {
+	return bytes.HasPrefix(data, []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"))
+}
+
+var (
+	docxExts = map[string]bool{".docx": true, ".docm": true, ".dotx": true}
+	htmlExts = map[string]bool{".html": true, ".htm": true, ".xhtml": true}
+)
 
 var textExts = map[string]bool{".txt": true, ".text": true, ".md": true, ".markdown": true}
 

@@ -76,8 +76,8 @@ func TestBadInputs(t *testing.T) {
 		{"corrupt bytes", "broken.pdf", corrupt, ErrCorrupt, "damaged"},
 		{"overwritten pdf", "overwritten.pdf", overwritten, ErrCorrupt, "damaged"},
 		{"truncated pdf", "partial.pdf", walden[:len(walden)*6/10], ErrCorrupt, "truncated"},
-		{"word document", "thesis.docx", []byte("PK\x03\x04rest"), ErrUnsupported, ".docx files are not supported"},
-		{"no extension", "README", []byte("hello"), ErrUnsupported, "without an extension"},
+		{"word document", "thesis.docx", []byte("PK\x03\x04rest"), ErrCorrupt, "zip container is broken"},
+		{"no extension", "scan0001", []byte("hello"), ErrUnsupported, "without an extension"},
 		{"binary named txt", "photo.txt", png, ErrUnsupported, "PNG image"},
 	}
 	for _, c := range cases {

@@ -28,23 +28,9 @@ func readText(ctx context.Context, doc *Document, data []byte, ext string, progr
 	if markdown {
 		heads = markdownHeadings(text)
 	}
-	bounds := paginate(text, heads)
-	doc.Pages = make([]Page, len(bounds))
-	for i, b := range bounds {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		doc.Pages[i] = Page{Number: i + 1, Text: text[b.start:b.end]}
-	}
-	// A heading belongs to the last page starting at or before it.
-	for _, h := range heads {
-		page := 1
-		for i, b := range bounds {
-			if h.offset >= b.start {
-				page = i + 1
-			}
-		}
-		doc.Outline = append(doc.Outline, Heading{Title: h.title, Page: page, Level: h.level})
+	doc.Pages, doc.Outline = pagesOf(text, heads, nil)
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	if title == "" && len(heads) > 0 && heads[0].level == 1 {
 		title = heads[0].title

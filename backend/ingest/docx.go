@@ -1,0 +1,330 @@
+package ingest
+
+import (
+	"context"
+	"encoding/xml"
+	"errors"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// readDOCX reads a Word document: its paragraphs and tables in order, its
+// headings (Heading 1–9 and Title styles, or an outline level) as the
+// outline, its title and author from the document properties.
+func readDOCX(ctx context.Context, doc *Document, data []byte) error {
+	a, err := openArchive(doc.Path, data, "Word")
+	if err != nil {
+		return err
+	}
+	if a.lookup("word/document.xml") == nil {
+		return newError(ErrCorrupt, doc.Path, "it is a zip file without word/document.xml, so not a Word document", nil)
+	}
+	styles := docxStyles(a)
+	var title, author string
+	if core, err := a.read("docProps/core.xml"); err == nil && core != nil {
+		title, author = coreProps(core)
+	} else if err != nil {
+		return err
+	}
+	rc, err := a.open("word/document.xml")
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	w := newBuilder(MaxText)
+	styleTitle, err := docxBody(ctx, rc, styles, w)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return a.wrap(err)
+	}
+	if err := w.finish(doc, "the document has no text"); err != nil {
+		return err
+	}
+	if title == "" {
+		title = styleTitle
+	}
+	doc.Author = cleanLine(author)
+	doc.Title = chooseTitle(title, doc.Pages, doc.Path)
+	return nil
+}
+
+// docxStyle is what a paragraph style says about headings.
+type docxStyle struct {
+	name    string
+	outline int // 1-based heading level, 0 if none
+	basedOn string
+}
+
+var headingName = regexp.MustCompile(`(?i)^heading\s*([1-9])$`)
+
+// docxStyles maps style ids to heading levels (0 for body text; -1 for
+// the Title style).
+func docxStyles(a *archive) map[string]int {
+	levels := map[string]int{}
+	data, err := a.read("word/styles.xml")
+	if err != nil || data == nil {
+		return levels
+	}
+	styles := map[string]*docxStyle{}
+	dec := xml.NewDecoder(strings.NewReader(string(data)))
+	dec.Strict = false
+	var cur *docxStyle
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "style":
+				id := xmlAttr(t, "styleId")
+				cur = &docxStyle{}
+				styles[id] = cur
+			case "name":
+				if cur != nil {
+					cur.name = xmlAttr(t, "val")
+				}
+			case "basedOn":
+				if cur != nil {
+					cur.basedOn = xmlAttr(t, "val")
+				}
+			case "outlineLvl":
+				if cur != nil {
+					if n, err := strconv.Atoi(xmlAttr(t, "val")); err == nil && n >= 0 && n < 9 {
+						cur.outline = n + 1
+					}
+				}
+			}
+		case xml.EndElement:
+			if t.Name.Local == "style" {
+				cur = nil
+			}
+		}
+	}
+	for id := range styles {
+		s, lvl := styles[id], 0
+		for range 10 {
+			if s == nil {
+				break
+			}
+			if m := headingName.FindStringSubmatch(s.name); m != nil {
+				lvl = int(m[1][0] - '0')
+				break
+			}
+			if strings.EqualFold(s.name, "title") {
+				lvl = -1
+				break
+			}
+			if s.outline > 0 {
+				lvl = s.outline
+				break
+			}
+			s = styles[s.basedOn]
+		}
+		levels[id] = lvl
+	}
+	return levels
+}
+
+// styleLevel is the heading level of a paragraph style id, also for files
+// without styles.xml, whose ids are the English names ("Heading1").
+func styleLevel(styles map[string]int, id string) int {
+	if lvl, ok := styles[id]; ok {
+		return lvl
+	}
+	if m := headingName.FindStringSubmatch(id); m != nil {
+		return int(m[1][0] - '0')
+	}
+	if strings.EqualFold(id, "title") {
+		return -1
+	}
+	return 0
+}
+
+// docxPara is a paragraph being read.
+type docxPara struct {
+	text    strings.Builder
+	style   string
+	outline int // from the paragraph's own outlineLvl, 1-based
+	list    bool
+}
+
+// docxBody reads word/document.xml into w and returns the text of the
+// first Title-styled paragraph.
+func docxBody(ctx context.Context, r io.Reader, styles map[string]int, w *builder) (string, error) {
+	dec := xml.NewDecoder(r)
+	dec.Strict = false
+	var (
+		paras    []*docxPara // nested paragraphs (text boxes) stack up
+		inText   bool
+		run      int
+		cells    []string // the table row being read
+		cellText strings.Builder
+		tables   int
+		inCell   int
+		title    string
+		tokens   int
+	)
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var se *xml.SyntaxError
+			if errors.As(err, &se) && w.b.Len() > 0 {
+				// A truncated or damaged end: keep what was read.
+				break
+			}
+			return title, err
+		}
+		if tokens++; tokens%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return title, err
+			}
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "p":
+				paras = append(paras, &docxPara{})
+			case "pStyle":
+				if len(paras) > 0 {
+					paras[len(paras)-1].style = xmlAttr(t, "val")
+				}
+			case "outlineLvl":
+				if len(paras) > 0 {
+					if n, err := strconv.Atoi(xmlAttr(t, "val")); err == nil && n >= 0 && n < 9 {
+						paras[len(paras)-1].outline = n + 1
+					}
+				}
+			case "numPr":
+				if len(paras) > 0 {
+					paras[len(paras)-1].list = true
+				}
+			case "r":
+				run++
+			case "t":
+				inText = run > 0 || len(paras) > 0
+			case "tab":
+				if run > 0 && len(paras) > 0 {
+					paras[len(paras)-1].text.WriteByte('\t')
+				}
+			case "br", "cr":
+				if run > 0 && len(paras) > 0 {
+					paras[len(paras)-1].text.WriteByte('\n')
+				}
+			case "tbl":
+				tables++
+			case "tr":
+				cells = cells[:0]
+			case "tc":
+				inCell++
+				cellText.Reset()
+			}
+		case xml.CharData:
+			if inText && len(paras) > 0 {
+				paras[len(paras)-1].text.Write(t)
+			}
+		case xml.EndElement:
+			switch t.Name.Local {
+			case "t":
+				inText = false
+			case "r":
+				run = max(run-1, 0)
+			case "p":
+				if len(paras) == 0 {
+					continue
+				}
+				p := paras[len(paras)-1]
+				paras = paras[:len(paras)-1]
+				text := p.text.String()
+				switch {
+				case len(paras) > 0:
+					// A text box inside a paragraph: its text joins it.
+					paras[len(paras)-1].text.WriteString(" " + text + " ")
+				case inCell > 0:
+					if cellText.Len() > 0 {
+						cellText.WriteByte(' ')
+					}
+					cellText.WriteString(text)
+				default:
+					lvl := p.outline
+					if lvl == 0 {
+						lvl = styleLevel(styles, p.style)
+					}
+					switch {
+					case lvl == -1:
+						if title == "" {
+							title = cleanLine(text)
+						}
+						w.heading(1, text)
+					case lvl > 0:
+						w.heading(lvl, text)
+					case p.list:
+						w.para("• " + text)
+					default:
+						w.para(text)
+					}
+				}
+			case "tc":
+				inCell = max(inCell-1, 0)
+				if t := cleanLine(cellText.String()); t != "" {
+					cells = append(cells, t)
+				}
+				cellText.Reset()
+			case "tr":
+				if tables > 0 && len(cells) > 0 {
+					w.para(strings.Join(cells, " | "))
+				}
+				cells = cells[:0]
+			case "tbl":
+				tables = max(tables-1, 0)
+			}
+		}
+		if w.full {
+			break
+		}
+	}
+	return title, nil
+}
+
+// coreProps reads dc:title and dc:creator from docProps/core.xml.
+func coreProps(data []byte) (title, author string) {
+	dec := xml.NewDecoder(strings.NewReader(string(data)))
+	dec.Strict = false
+	var cur string
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return title, author
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			cur = t.Name.Local
+		case xml.CharData:
+			switch cur {
+			case "title":
+				title += string(t)
+			case "creator":
+				author += string(t)
+			}
+		case xml.EndElement:
+			cur = ""
+		}
+	}
+}
+
+func xmlAttr(t xml.StartElement, local string) string {
+	for _, a := range t.Attr {
+		if a.Name.Local == local {
+			return a.Value
+		}
+	}
+	return ""
+}
