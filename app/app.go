@@ -5,8 +5,6 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -210,50 +208,11 @@ func (a *App) Search(query string, k int, docIDs []string) ([]engine.Hit, error)
 	return a.eng.Search(a.ctx, query, engine.SearchOptions{K: k, Mode: retrieve.Hybrid, DocIDs: docIDs})
 }
 
-// Ask starts answering a question and returns its id at once; the answer streams as
-// answer:start, answer:token and then answer:done or answer:error events.
+// Ask starts answering a question in a new study session and returns its id at once;
+// the answer streams as answer:start, answer:token and then answer:done or answer:error
+// events (see sessions.go).
 func (a *App) Ask(question string, docIDs []string) (string, error) {
-	if question == "" {
-		return "", errors.New("ask a question first")
-	}
-	var b [8]byte
-	rand.Read(b[:])
-	id := hex.EncodeToString(b[:])
-	ctx, cancel := context.WithCancel(a.ctx)
-	a.mu.Lock()
-	a.asks[id] = cancel
-	a.mu.Unlock()
-	go func() {
-		defer func() {
-			a.mu.Lock()
-			delete(a.asks, id)
-			a.mu.Unlock()
-			cancel()
-		}()
-		ans, err := a.eng.Ask(ctx, question, docIDs, func(ev engine.AskEvent) error {
-			if ev.IsStart {
-				a.emit.Emit(EventAnswerStart, map[string]any{"askID": id, "question": question, "citations": citations(ev.Start)})
-			} else {
-				a.emit.Emit(EventAnswerToken, map[string]any{"askID": id, "text": ev.Token})
-			}
-			return nil
-		})
-		if err != nil {
-			partial := ""
-			if ans != nil {
-				partial = ans.Text
-			}
-			msg := err.Error()
-			if errors.Is(err, context.Canceled) {
-				msg = "stopped"
-			}
-			a.emit.Emit(EventAnswerError, map[string]any{"askID": id, "message": msg, "partial": partial})
-			return
-		}
-		a.emit.Emit(EventAnswerDone, map[string]any{"askID": id, "answer": ans.Text, "citations": citations(ans.Citations),
-			"usage": ans.Usage, "model": ans.Model, "mode": ans.Mode, "note": ans.Note})
-	}()
-	return id, nil
+	return a.startAsk(question, engine.AskOptions{DocIDs: docIDs})
 }
 
 func citations(ps []chat.Passage) []chat.Passage {

@@ -2,7 +2,8 @@
 //
 //	carrel [--library DIR] ingest PATH...
 //	carrel [--library DIR] search [--json] [--k N] [--mode hybrid|lexical|vector] QUESTION
-//	carrel [--library DIR] ask [--json] QUESTION
+//	carrel [--library DIR] ask [--json] [--session ID] QUESTION
+//	carrel [--library DIR] sessions list|show|export|rename|delete
 //	carrel [--library DIR] status
 //	carrel [--library DIR] serve [--addr HOST:PORT]
 package cli
@@ -43,7 +44,9 @@ Usage:
   carrel [flags]                      open the desktop app
   carrel [flags] ingest PATH...       add files or folders; one JSON line per document
   carrel [flags] search [--json] [--k N] [--mode hybrid|lexical|vector] QUESTION
-  carrel [flags] ask [--json] QUESTION
+  carrel [flags] ask [--json] [--session ID] [--docs IDS] [--override-budget] QUESTION
+                                      ask in a new study session, or continue one
+  carrel [flags] sessions list|show ID|export ID|rename ID TITLE|delete ID
   carrel [flags] status               what works now (Ollama, models, mode)
   carrel [flags] serve [--addr 127.0.0.1:8080]   the app in a browser
 
@@ -107,10 +110,10 @@ func Run(args []string, env Env) (engine.Config, int, error) {
 	}
 	cmd, cmdArgs := rest[0], rest[1:]
 	run, ok := map[string]func(context.Context, *engine.Engine, []string, Env) error{
-		"ingest": ingestCmd, "search": searchCmd, "ask": askCmd, "status": statusCmd, "serve": serveCmd, "eval": evalCmd,
+		"ingest": ingestCmd, "search": searchCmd, "ask": askCmd, "status": statusCmd, "serve": serveCmd, "sessions": sessionsCmd, "eval": evalCmd,
 	}[cmd]
 	if !ok {
-		return cfg, 2, fmt.Errorf("unknown command %q: use ingest, search, ask, status or serve (carrel -h for help)", cmd)
+		return cfg, 2, fmt.Errorf("unknown command %q: use ingest, search, ask, sessions, status or serve (carrel -h for help)", cmd)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -216,7 +219,9 @@ func askCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) err
 	fsg := flag.NewFlagSet("ask", flag.ContinueOnError)
 	fsg.SetOutput(env.Stderr)
 	asJSON := fsg.Bool("json", false, "print one JSON object at the end instead of streaming")
-	docs := fsg.String("docs", "", "comma-separated document ids to search (default all)")
+	docs := fsg.String("docs", "", "comma-separated document ids to search (default all, or the session's)")
+	session := fsg.String("session", "", "continue this study session (default: start a new one)")
+	override := fsg.Bool("override-budget", false, "answer with the cloud model even past the budget cap")
 	if err := fsg.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -224,7 +229,11 @@ func askCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) err
 	if q == "" {
 		return usageError{errors.New("ask: give a question")}
 	}
-	ans, err := eng.Ask(ctx, q, splitList(*docs), func(ev engine.AskEvent) error {
+	opt := engine.AskOptions{SessionID: *session, OverrideBudget: *override}
+	if *docs != "" || *session == "" {
+		opt.DocIDs = splitList(*docs)
+	}
+	ans, err := eng.AskSession(ctx, q, opt, func(ev engine.AskEvent) error {
 		if !*asJSON && !ev.IsStart {
 			fmt.Fprint(env.Stdout, ev.Token)
 		}
@@ -253,6 +262,7 @@ func askCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) err
 	for _, c := range ans.Citations {
 		fmt.Fprintf(env.Stdout, "[%d] %s, page %d: %s\n", c.N, c.DocTitle, c.Page, snippet(c.Text, 120))
 	}
+	printAnswerFooter(env, ans)
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/carrel-app/carrel/backend/llm"
@@ -19,9 +20,15 @@ const (
 
 // Usage is what an answer cost.
 type Usage struct {
-	PromptTokens     int     `json:"prompt_tokens"`
-	CompletionTokens int     `json:"completion_tokens"`
-	CostUSD          float64 `json:"cost_usd"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	// CachedTokens is the part of PromptTokens served from a cloud provider's cache.
+	CachedTokens int     `json:"cached_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+	// DurationMS is the wall-clock time of the model call(s); TokensPerSec the
+	// generation speed (0 when unknown).
+	DurationMS   int64   `json:"duration_ms"`
+	TokensPerSec float64 `json:"tokens_per_sec"`
 }
 
 // Answer is a finished answer.
@@ -34,6 +41,19 @@ type Answer struct {
 	Note      string    `json:"note,omitempty"`
 	// Truncated is set when the model's stream ended early; Text holds what arrived.
 	Truncated bool `json:"truncated,omitempty"`
+	// Stopped is set when the user stopped the answer; Text holds what arrived.
+	Stopped bool `json:"stopped,omitempty"`
+	// Provider is "ollama", "openai" or "anthropic" ("" when no model answered).
+	Provider string `json:"provider,omitempty"`
+	// Question is the question as asked; Standalone is the rewritten form used for
+	// retrieval and the prompt, when a follow-up needed one.
+	Question   string `json:"question,omitempty"`
+	Standalone string `json:"standalone,omitempty"`
+	// SessionID and MessageID say where the exchange was saved (set by the engine).
+	SessionID string `json:"session_id,omitempty"`
+	MessageID int64  `json:"message_id,omitempty"`
+	// Warning is a one-line notice for the user, such as a budget nearly spent.
+	Warning string `json:"warning,omitempty"`
 }
 
 // Event is streamed while answering: first Start with the passages, then Tokens.
@@ -54,6 +74,8 @@ type Request struct {
 	NumCtx        int // the model's context window in tokens; 0 means 4096
 	MaxTokens     int // answer length cap; 0 means 1024
 	Searched      int // number of documents searched, for the "not found" message
+	// KeepAlive is how long a local model stays loaded after answering (see llm.ChatRequest).
+	KeepAlive time.Duration
 }
 
 // Respond produces the answer for req, streaming events to fn. When the model fails
@@ -87,15 +109,16 @@ func Respond(ctx context.Context, req Request, fn func(Event) error) (*Answer, e
 	}
 	var text strings.Builder
 	deltas := 0
-	usage, err := req.Model.Chat(ctx, llm.ChatRequest{Model: req.ModelName, Messages: msgs, NumCtx: numCtx, MaxTokens: maxTokens},
+	usage, err := req.Model.Chat(ctx, llm.ChatRequest{Model: req.ModelName, Messages: msgs, NumCtx: numCtx, MaxTokens: maxTokens, KeepAlive: req.KeepAlive},
 		func(d llm.Delta) error {
 			text.WriteString(d.Text)
 			deltas++
 			return fn(Event{Token: d.Text})
 		})
-	ans := &Answer{Text: Ground(text.String(), kept), Citations: kept, Model: req.ModelName, Mode: ModeModel}
+	ans := &Answer{Text: Ground(text.String(), kept), Citations: kept, Model: req.ModelName, Mode: ModeModel, Provider: req.Model.Name()}
 	if usage != nil {
-		ans.Usage = Usage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens}
+		ans.Usage = Usage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens, CachedTokens: usage.CachedTokens,
+			DurationMS: usage.Duration.Milliseconds(), TokensPerSec: usage.TokensPerSecond()}
 	} else {
 		// No final usage report: estimate, so the meter never shows a free answer.
 		ans.Usage = Usage{PromptTokens: EstimateTokens(msgs[0].Content + msgs[1].Content), CompletionTokens: deltas}
@@ -110,7 +133,8 @@ func Respond(ctx context.Context, req Request, fn func(Event) error) (*Answer, e
 	if err != nil {
 		ans.Truncated = true
 		if errors.Is(err, context.Canceled) {
-			ans.Note = "Stopped."
+			ans.Truncated, ans.Stopped = false, true
+			ans.Note = "Stopped: the answer is only the part that arrived."
 		}
 		return ans, err
 	}

@@ -37,6 +37,8 @@ type Config struct {
 	MinVectorScore float64 `json:"min_vector_score,omitempty"`
 	// EmbedBatch is how many chunks go to the embedding model per request.
 	EmbedBatch int `json:"embed_batch,omitempty"`
+	// AnswerConfig: provider, cloud models, budget, prices, keep-alive.
+	AnswerConfig
 }
 
 func (c Config) withDefaults() Config {

@@ -68,6 +68,28 @@ type Usage struct {
 	// DoneReason says why generation stopped: "stop" (the model finished) or
 	// "length" (MaxTokens or the context was reached).
 	DoneReason string `json:"done_reason"`
+	// CachedTokens is the part of PromptTokens read from the provider's prompt
+	// cache (billed at the cached-input price); 0 for Ollama.
+	CachedTokens int `json:"cached_tokens"`
+	// CacheWriteTokens is the part of PromptTokens written to the provider's
+	// prompt cache (Anthropic bills it above the input price); 0 elsewhere.
+	CacheWriteTokens int `json:"cache_write_tokens"`
+	// FirstToken is the time from sending the request to the first piece of
+	// the answer; 0 when no text arrived.
+	FirstToken time.Duration `json:"first_token"`
+}
+
+// TokensPerSecond is the generation speed: completion tokens over the time
+// from the first piece of the answer to the end; 0 when unknown.
+func (u *Usage) TokensPerSecond() float64 {
+	if u == nil || u.CompletionTokens == 0 {
+		return 0
+	}
+	gen := u.Duration - u.FirstToken
+	if gen <= 0 {
+		return 0
+	}
+	return float64(u.CompletionTokens) / gen.Seconds()
 }
 
 // Errors that callers act on. Match them with [errors.Is]; the returned

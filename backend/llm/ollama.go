@@ -247,7 +247,11 @@ func (o *Ollama) Chat(ctx context.Context, req ChatRequest, fn func(Delta) error
 	var usage *Usage
 	var fnErr error
 	var delivered int
+	var first time.Duration
 	err := o.client.Chat(ctx, areq, func(r api.ChatResponse) error {
+		if r.Message.Content != "" && first == 0 {
+			first = time.Since(began)
+		}
 		if r.Message.Content != "" && fn != nil {
 			delivered++
 			if fnErr = fn(Delta{Text: r.Message.Content}); fnErr != nil {
@@ -260,6 +264,7 @@ func (o *Ollama) Chat(ctx context.Context, req ChatRequest, fn func(Delta) error
 				CompletionTokens: r.EvalCount,
 				Duration:         time.Since(began),
 				DoneReason:       r.DoneReason,
+				FirstToken:       first,
 			}
 		}
 		return nil

@@ -1,0 +1,132 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"strings"
+
+	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/library"
+)
+
+// Session events.
+const (
+	// EventSessionChanged carries a Session that was created, answered in or renamed, or
+	// {id, deleted: true}.
+	EventSessionChanged = "session:changed"
+	// EventMeterChanged carries the Meter after an answer was paid for.
+	EventMeterChanged = "meter:changed"
+)
+
+// startAsk runs one question in a goroutine, streaming its events, and returns its id.
+func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
+	question = strings.TrimSpace(question)
+	if question == "" {
+		return "", errors.New("ask a question first")
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
+	ctx, cancel := context.WithCancel(a.ctx)
+	a.mu.Lock()
+	a.asks[id] = cancel
+	a.mu.Unlock()
+	go func() {
+		defer func() {
+			a.mu.Lock()
+			delete(a.asks, id)
+			a.mu.Unlock()
+			cancel()
+		}()
+		ans, err := a.eng.AskSession(ctx, question, opt, func(ev engine.AskEvent) error {
+			if ev.IsStart {
+				a.emit.Emit(EventAnswerStart, map[string]any{"askID": id, "question": question, "citations": citations(ev.Start),
+					"session_id": opt.SessionID})
+			} else {
+				a.emit.Emit(EventAnswerToken, map[string]any{"askID": id, "text": ev.Token})
+			}
+			return nil
+		})
+		if ans != nil && ans.SessionID != "" {
+			if s, serr := a.eng.Library().Session(a.ctx, ans.SessionID); serr == nil {
+				a.emit.Emit(EventSessionChanged, s)
+			}
+			if ans.Usage.CostUSD > 0 {
+				if m, merr := a.Meter(); merr == nil {
+					a.emit.Emit(EventMeterChanged, m)
+				}
+			}
+		}
+		if err != nil {
+			payload := map[string]any{"askID": id, "message": err.Error(), "partial": ""}
+			if errors.Is(err, context.Canceled) {
+				payload["message"] = "stopped"
+			}
+			if ans != nil {
+				payload["partial"] = ans.Text
+				payload["session_id"], payload["message_id"] = ans.SessionID, ans.MessageID
+				payload["stopped"], payload["citations"] = ans.Stopped, citations(ans.Citations)
+			}
+			a.emit.Emit(EventAnswerError, payload)
+			return
+		}
+		a.emit.Emit(EventAnswerDone, map[string]any{"askID": id, "answer": ans.Text, "citations": citations(ans.Citations),
+			"usage": ans.Usage, "model": ans.Model, "mode": ans.Mode, "note": ans.Note, "provider": ans.Provider,
+			"truncated": ans.Truncated, "question": ans.Question, "standalone": ans.Standalone,
+			"session_id": ans.SessionID, "message_id": ans.MessageID, "warning": ans.Warning})
+	}()
+	return id, nil
+}
+
+// AskInSession asks a question in a study session (sessionID "" starts a new one) and
+// returns the ask's id at once; events as for Ask. docIDs null keeps the session's scope;
+// a list (empty: the whole library) becomes its scope. overrideBudget answers with a cloud
+// model even past the budget cap.
+func (a *App) AskInSession(sessionID, question string, docIDs []string, overrideBudget bool) (string, error) {
+	return a.startAsk(question, engine.AskOptions{SessionID: sessionID, DocIDs: docIDs, OverrideBudget: overrideBudget})
+}
+
+// ListSessions lists the study sessions, most recently used first.
+func (a *App) ListSessions() ([]library.Session, error) {
+	return a.eng.Sessions(a.ctx)
+}
+
+// GetSession returns a session with every exchange and its citations, to resume it.
+func (a *App) GetSession(sessionID string) (engine.SessionDetail, error) {
+	return a.eng.Session(a.ctx, sessionID)
+}
+
+// RenameSession renames a session.
+func (a *App) RenameSession(sessionID, title string) error {
+	if err := a.eng.RenameSession(a.ctx, sessionID, title); err != nil {
+		return err
+	}
+	if s, err := a.eng.Library().Session(a.ctx, sessionID); err == nil {
+		a.emit.Emit(EventSessionChanged, s)
+	}
+	return nil
+}
+
+// DeleteSession deletes a session and its history (its spending stays in the total).
+func (a *App) DeleteSession(sessionID string) error {
+	if err := a.eng.DeleteSession(a.ctx, sessionID); err != nil {
+		return err
+	}
+	a.emit.Emit(EventSessionChanged, map[string]any{"id": sessionID, "deleted": true})
+	return nil
+}
+
+// ExportSession returns a session as Markdown with numbered references.
+func (a *App) ExportSession(sessionID string) (string, error) {
+	return a.eng.ExportSession(a.ctx, sessionID)
+}
+
+// Meter is what the header's cost meter shows.
+type Meter = engine.Meter
+
+// Meter returns the money spent in total and the budget.
+func (a *App) Meter() (Meter, error) {
+	return a.eng.Meter(a.ctx)
+}

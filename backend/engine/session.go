@@ -1,0 +1,275 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/carrel-app/carrel/backend/chat"
+	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/llm"
+)
+
+// AskOptions shape a question asked in a study session.
+type AskOptions struct {
+	// SessionID continues a session; "" starts a new one (its id comes back in the
+	// answer).
+	SessionID string
+	// DocIDs scopes the question. nil keeps the session's scope; a non-nil list (empty:
+	// the whole library) becomes the session's scope from now on.
+	DocIDs []string
+	// OverrideBudget answers with a cloud model even past the budget cap.
+	OverrideBudget bool
+}
+
+// NewSessionID returns a fresh random session id.
+func NewSessionID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// AskSession answers question in a study session and saves the exchange: the question as
+// asked, the standalone question a follow-up was rewritten into (by the model, else by a
+// fixed rule) for retrieval and the prompt, the answer with its citations, and its usage
+// and cost. A stopped or cut-off answer is saved with what arrived, marked. The answer
+// carries the session and message ids.
+func (e *Engine) AskSession(ctx context.Context, question string, opt AskOptions, fn func(AskEvent) error) (*chat.Answer, error) {
+	question = strings.TrimSpace(question)
+	if question == "" {
+		return nil, errors.New("ask a question first")
+	}
+	sess, history, err := e.openSession(ctx, question, opt)
+	if err != nil {
+		return nil, err
+	}
+	st := e.Status(ctx)
+	m, err := e.answerModel(ctx, st, opt.OverrideBudget)
+	if err != nil {
+		return nil, err
+	}
+	standalone, _, rewriteUsage := chat.Rewrite(ctx, m.provider, llm.ChatRequest{Model: m.name, NumCtx: m.numCtx, KeepAlive: e.keepAlive()}, question, history)
+	ans, err := e.answer(ctx, st, m, standalone, sess.DocIDs, fn)
+	if ans == nil {
+		if ctx.Err() == nil {
+			e.saveFailure(sess.ID, question, standalone, err)
+		}
+		return nil, err
+	}
+	if rewriteUsage != nil {
+		ans.Usage.PromptTokens += rewriteUsage.PromptTokens
+		ans.Usage.CompletionTokens += rewriteUsage.CompletionTokens
+		ans.Usage.CachedTokens += rewriteUsage.CachedTokens
+		ans.Usage.DurationMS += rewriteUsage.Duration.Milliseconds()
+	}
+	ans.Usage.CostUSD = e.cost(m, ans.Usage, rewriteUsage)
+	ans.Question = question
+	if standalone != question {
+		ans.Standalone = standalone
+	}
+	if m.warning != "" {
+		ans.Warning = m.warning
+	}
+	msg := &library.Message{SessionID: sess.ID, Question: question, Standalone: ans.Standalone, Answer: ans.Text,
+		Status: library.MessageDone, Mode: ans.Mode, Note: ans.Note, Provider: ans.Provider, Model: ans.Model,
+		PromptTokens: ans.Usage.PromptTokens, CompletionTokens: ans.Usage.CompletionTokens,
+		CachedTokens: ans.Usage.CachedTokens, CostUSD: ans.Usage.CostUSD, DurationMS: ans.Usage.DurationMS}
+	switch {
+	case ans.Stopped:
+		msg.Status = library.MessageStopped
+	case ans.Truncated:
+		msg.Status = library.MessageTruncated
+	}
+	for _, p := range ans.Citations {
+		msg.Citations = append(msg.Citations, library.Citation{N: p.N, DocID: p.DocID, DocTitle: p.DocTitle, DocPath: p.DocPath,
+			Page: p.Page, PageEnd: p.PageEnd, Start: p.Start, End: p.End, Section: p.Section, Text: p.Text})
+	}
+	// Saved even when the user stopped the answer: the partial answer belongs in history.
+	if serr := e.lib.AddMessage(context.WithoutCancel(ctx), msg); serr != nil {
+		return ans, errors.Join(err, serr)
+	}
+	ans.SessionID, ans.MessageID = sess.ID, msg.ID
+	return ans, err
+}
+
+// openSession loads (or creates) the session and its recent turns, applying a new scope.
+func (e *Engine) openSession(ctx context.Context, question string, opt AskOptions) (library.Session, []chat.Turn, error) {
+	if opt.SessionID == "" {
+		s := library.Session{ID: NewSessionID(), Title: sessionTitle(question), DocIDs: opt.DocIDs}
+		if err := e.lib.CreateSession(ctx, &s); err != nil {
+			return s, nil, err
+		}
+		return s, nil, nil
+	}
+	s, err := e.lib.Session(ctx, opt.SessionID)
+	if err != nil {
+		return s, nil, err
+	}
+	if opt.DocIDs != nil {
+		if err := e.lib.SetSessionScope(ctx, s.ID, opt.DocIDs); err != nil {
+			return s, nil, err
+		}
+		s.DocIDs = opt.DocIDs
+	}
+	msgs, err := e.lib.Messages(ctx, s.ID, chat.RewriteTurns)
+	if err != nil {
+		return s, nil, err
+	}
+	var turns []chat.Turn
+	for _, m := range msgs {
+		if m.Status == library.MessageFailed {
+			continue
+		}
+		turns = append(turns, chat.Turn{Question: m.Question, Standalone: m.Standalone, Answer: m.Answer})
+	}
+	return s, turns, nil
+}
+
+// saveFailure records a question that got no answer at all, so history shows it.
+func (e *Engine) saveFailure(sessionID, question, standalone string, err error) {
+	if standalone == question {
+		standalone = ""
+	}
+	note := ""
+	if err != nil {
+		note = err.Error()
+	}
+	e.lib.AddMessage(context.Background(), &library.Message{SessionID: sessionID, Question: question, Standalone: standalone,
+		Status: library.MessageFailed, Note: note})
+}
+
+// sessionTitle names a new session after its first question.
+func sessionTitle(question string) string {
+	t := strings.Join(strings.Fields(question), " ")
+	if r := []rune(t); len(r) > 80 {
+		t = string(r[:79]) + "…"
+	}
+	return t
+}
+
+// answerModel is the model that answers now, with what is needed to call and price it.
+type answerModel struct {
+	provider llm.Provider // nil: no model (passages mode)
+	name     string
+	numCtx   int
+	reason   string // why there is no model
+	price    *llm.Price
+	warning  string
+}
+
+// answer retrieves passages for question within docIDs and streams the answer from m.
+func (e *Engine) answer(ctx context.Context, st Status, m answerModel, question string, docIDs []string, fn func(AskEvent) error) (*chat.Answer, error) {
+	cfg := e.Config()
+	hits, err := e.Search(ctx, question, SearchOptions{K: cfg.TopK, DocIDs: docIDs})
+	if err != nil {
+		return nil, err
+	}
+	passages := make([]chat.Passage, len(hits))
+	for i, h := range hits {
+		passages[i] = chat.Passage{N: i + 1, DocID: h.DocID, DocTitle: h.DocTitle, DocPath: h.DocPath, Page: h.Page,
+			PageEnd: h.PageEnd, Start: h.Start, End: h.End, Section: h.Section, Text: h.Text}
+	}
+	searched := len(docIDs)
+	if searched == 0 {
+		searched = st.Documents
+	}
+	req := chat.Request{Question: question, Passages: passages, Searched: searched, MaxTokens: cfg.MaxTokens,
+		Model: m.provider, ModelName: m.name, NumCtx: m.numCtx, NoModelReason: m.reason, KeepAlive: e.keepAlive()}
+	if fn == nil {
+		fn = func(AskEvent) error { return nil }
+	}
+	return chat.Respond(ctx, req, fn)
+}
+
+// keepAlive is how long Ollama keeps the chat model loaded after an answer: long enough
+// that a study session does not reload it between questions.
+func (e *Engine) keepAlive() time.Duration {
+	s := strings.TrimSpace(e.Config().KeepAlive)
+	if s == "" {
+		return DefaultKeepAlive
+	}
+	if d, err := time.ParseDuration(s); err == nil && d != 0 {
+		return d
+	}
+	if s == "-1" {
+		return -1
+	}
+	return DefaultKeepAlive
+}
+
+// DefaultKeepAlive keeps the local chat model loaded for half an hour after each answer.
+const DefaultKeepAlive = 30 * time.Minute
+
+// SessionDetail is a session with its exchanges, for resuming or showing it.
+type SessionDetail struct {
+	library.Session
+	Messages []library.Message `json:"messages"`
+	// Scope names the documents in DocIDs, in order ("" for a removed document).
+	Scope []string `json:"scope"`
+}
+
+// Session returns a session with every exchange and its citations.
+func (e *Engine) Session(ctx context.Context, id string) (SessionDetail, error) {
+	s, err := e.lib.Session(ctx, id)
+	if err != nil {
+		return SessionDetail{}, err
+	}
+	msgs, err := e.lib.Messages(ctx, id, 0)
+	if err != nil {
+		return SessionDetail{}, err
+	}
+	d := SessionDetail{Session: s, Messages: msgs, Scope: []string{}}
+	for _, id := range s.DocIDs {
+		title := ""
+		if doc, err := e.lib.Document(ctx, id); err == nil {
+			title = doc.Title
+		}
+		d.Scope = append(d.Scope, title)
+	}
+	return d, nil
+}
+
+// ExportSession renders a session as Markdown with numbered references.
+func (e *Engine) ExportSession(ctx context.Context, id string) (string, error) {
+	d, err := e.Session(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	var scope []string
+	for i, t := range d.Scope {
+		if t == "" {
+			t = "(removed document " + shortID(d.DocIDs[i]) + ")"
+		}
+		scope = append(scope, t)
+	}
+	return chat.ExportMarkdown(d.Session, d.Messages, scope), nil
+}
+
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// RenameSession sets a session's title.
+func (e *Engine) RenameSession(ctx context.Context, id, title string) error {
+	title = strings.Join(strings.Fields(title), " ")
+	if title == "" {
+		return errors.New("give the session a name")
+	}
+	return e.lib.RenameSession(ctx, id, title)
+}
+
+// DeleteSession removes a session; its spending stays in the total.
+func (e *Engine) DeleteSession(ctx context.Context, id string) error {
+	return e.lib.DeleteSession(ctx, id)
+}
+
+// Sessions lists the sessions, most recently used first.
+func (e *Engine) Sessions(ctx context.Context) ([]library.Session, error) {
+	return e.lib.Sessions(ctx)
+}

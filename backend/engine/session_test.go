@@ -1,0 +1,182 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/internal/testollama"
+)
+
+const woods = `# Walden
+
+Henry David Thoreau went to the woods because he wished to live deliberately, to front only
+the essential facts of life, and see if he could not learn what it had to teach.
+
+## Beans
+
+Thoreau planted about two acres and a half of upland with beans, potatoes, corn and peas.
+What did he eat there? He would eat mostly rice, beans and bread he baked himself, with salt
+pork and molasses.
+`
+
+// openWithNotes opens an engine on the test Ollama with one small Markdown document.
+func openWithNotes(t *testing.T, srv *testollama.Server) (*Engine, string) {
+	t.Helper()
+	dir := t.TempDir()
+	note := filepath.Join(dir, "walden.md")
+	if err := os.WriteFile(note, []byte(woods), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+		EmbedModel: srv.EmbedModel, MaxTokens: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	r, err := eng.IngestFile(context.Background(), note, nil)
+	if err != nil || r.Status != Inserted {
+		t.Fatalf("ingest: %+v %v", r, err)
+	}
+	return eng, r.DocID
+}
+
+// verifies a study session with a real Ollama server: the first question starts a
+// session scoped to its documents, a follow-up is rewritten into a standalone question
+// while history keeps the text as asked, the session lists, resumes with citations,
+// renames, exports as Markdown and deletes.
+func TestStudySession(t *testing.T) {
+	srv := testollama.Start(t)
+	eng, docID := openWithNotes(t, srv)
+	ctx := context.Background()
+
+	var started, tokens int
+	first, err := eng.AskSession(ctx, "Why did Thoreau live in the woods?", AskOptions{DocIDs: []string{docID}}, func(ev AskEvent) error {
+		if ev.IsStart {
+			started++
+		} else {
+			tokens++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("first question: %v", err)
+	}
+	if first.SessionID == "" || first.MessageID == 0 || first.Mode != "model" || first.Provider != "ollama" ||
+		started != 1 || tokens == 0 || len(first.Citations) == 0 || first.Usage.CostUSD != 0 || first.Usage.CompletionTokens == 0 {
+		t.Fatalf("first answer: %+v (start events %d, tokens %d)", first, started, tokens)
+	}
+	follow, err := eng.AskSession(ctx, "What did he eat there?", AskOptions{SessionID: first.SessionID}, nil)
+	if err != nil {
+		t.Fatalf("follow-up: %v", err)
+	}
+	if follow.SessionID != first.SessionID || follow.Question != "What did he eat there?" || follow.Standalone == "" {
+		t.Fatalf("follow-up answer: session %q question %q standalone %q", follow.SessionID, follow.Question, follow.Standalone)
+	}
+
+	d, err := eng.Session(ctx, first.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Messages) != 2 || d.Messages[1].Question != "What did he eat there?" || d.Messages[1].Standalone != follow.Standalone ||
+		len(d.Messages[0].Citations) == 0 || d.Messages[0].Citations[0].DocID != docID || d.Messages[0].Answer != first.Text {
+		t.Fatalf("session read back: %+v", d.Messages)
+	}
+	if len(d.DocIDs) != 1 || d.Scope[0] != "Walden" || d.Title != "Why did Thoreau live in the woods?" || d.Model != srv.ChatModel {
+		t.Fatalf("session: %+v", d.Session)
+	}
+	if err := eng.RenameSession(ctx, first.SessionID, "  Walden  notes "); err != nil {
+		t.Fatal(err)
+	}
+	md, err := eng.ExportSession(ctx, first.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Walden notes\n", "documents: Walden", "## 1. Why did Thoreau live in the woods?", "## 2. What did he eat there?",
+		"## References\n\n1. *Walden*, page 1"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("export lacks %q:\n%s", want, md)
+		}
+	}
+	list, _ := eng.Sessions(ctx)
+	if len(list) != 1 || list[0].Messages != 2 || list[0].Title != "Walden notes" {
+		t.Fatalf("sessions: %+v", list)
+	}
+	if err := eng.DeleteSession(ctx, first.SessionID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Session(ctx, first.SessionID); !errors.Is(err, library.ErrNotFound) {
+		t.Fatalf("deleted session: %v", err)
+	}
+	if _, err := eng.AskSession(ctx, "Why?", AskOptions{SessionID: first.SessionID}, nil); !errors.Is(err, library.ErrNotFound) {
+		t.Fatalf("asking in a deleted session: %v", err)
+	}
+}
+
+// verifies that stopping an answer keeps the part that arrived, marked as stopped, in the
+// session's history.
+func TestStopKeepsPartialAnswer(t *testing.T) {
+	srv := testollama.Start(t)
+	eng, _ := openWithNotes(t, srv)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var got strings.Builder
+	ans, err := eng.AskSession(ctx, "What did Thoreau plant?", AskOptions{}, func(ev AskEvent) error {
+		if !ev.IsStart {
+			got.WriteString(ev.Token)
+			cancel() // the user presses Stop after the first token
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || ans == nil || !ans.Stopped || ans.Text == "" || ans.MessageID == 0 {
+		t.Fatalf("stopped answer: %+v %v", ans, err)
+	}
+	d, err := eng.Session(context.Background(), ans.SessionID)
+	if err != nil || len(d.Messages) != 1 {
+		t.Fatalf("session after stop: %+v %v", d, err)
+	}
+	m := d.Messages[0]
+	if m.Status != library.MessageStopped || m.Answer == "" || !strings.Contains(got.String(), strings.Fields(m.Answer)[0]) {
+		t.Fatalf("stopped message: %+v (streamed %q)", m, got.String())
+	}
+}
+
+// verifies answers ask Ollama to keep the chat model loaded for the study session
+// (keep_alive), instead of its five-minute default.
+func TestKeepAlive(t *testing.T) {
+	srv := testollama.Start(t)
+	eng, _ := openWithNotes(t, srv)
+	if _, err := eng.AskSession(context.Background(), "What did Thoreau plant?", AskOptions{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(srv.Host + "/api/ps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var ps struct {
+		Models []struct {
+			Name      string    `json:"name"`
+			ExpiresAt time.Time `json:"expires_at"`
+		} `json:"models"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&ps); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ps.Models {
+		if strings.HasPrefix(m.Name, srv.ChatModel+":") {
+			if left := time.Until(m.ExpiresAt); left < 20*time.Minute {
+				t.Fatalf("chat model unloads in %s, want about %s", left, DefaultKeepAlive)
+			}
+			return
+		}
+	}
+	t.Fatalf("chat model not loaded after an answer: %+v", ps.Models)
+}

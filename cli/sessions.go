@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/carrel-app/carrel/backend/chat"
+	"github.com/carrel-app/carrel/backend/engine"
+)
+
+// printAnswerFooter tells, after a streamed answer, what it used and how to follow up.
+func printAnswerFooter(env Env, ans *chat.Answer) {
+	if ans.Warning != "" {
+		fmt.Fprintln(env.Stdout, "\n"+ans.Warning)
+	}
+	if ans.Provider != "" {
+		line := fmt.Sprintf("%s (%s): %d prompt + %d completion tokens", ans.Model, ans.Provider, ans.Usage.PromptTokens, ans.Usage.CompletionTokens)
+		if ans.Usage.TokensPerSec > 0 {
+			line += fmt.Sprintf(", %.1f tokens/s", ans.Usage.TokensPerSec)
+		}
+		line += fmt.Sprintf(", $%.4f", ans.Usage.CostUSD)
+		fmt.Fprintln(env.Stderr, line)
+	}
+	if ans.SessionID != "" {
+		fmt.Fprintf(env.Stderr, "session %s: follow up with `carrel ask --session %s QUESTION`\n", ans.SessionID, ans.SessionID)
+	}
+}
+
+const sessionsUsage = `usage: carrel sessions list [--json]
+       carrel sessions show [--json] ID
+       carrel sessions export [--out FILE] ID     Markdown with numbered references
+       carrel sessions rename ID TITLE...
+       carrel sessions delete ID`
+
+// sessionsCmd lists, shows, exports, renames and deletes study sessions.
+func sessionsCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) error {
+	if len(args) == 0 {
+		return usageError{errors.New(sessionsUsage)}
+	}
+	sub, args := args[0], args[1:]
+	fsg := flag.NewFlagSet("sessions "+sub, flag.ContinueOnError)
+	fsg.SetOutput(env.Stderr)
+	asJSON := fsg.Bool("json", false, "print JSON")
+	out := fsg.String("out", "", "write the export to this file instead of standard output")
+	if err := fsg.Parse(args); err != nil {
+		return usageError{err}
+	}
+	args = fsg.Args()
+	needID := func(n int) error {
+		if len(args) < n {
+			return usageError{errors.New(sessionsUsage)}
+		}
+		return nil
+	}
+	switch sub {
+	case "list":
+		list, err := eng.Sessions(ctx)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(env.Stdout).Encode(list)
+		}
+		if len(list) == 0 {
+			fmt.Fprintln(env.Stdout, "No sessions yet: `carrel ask QUESTION` starts one.")
+		}
+		for _, s := range list {
+			fmt.Fprintf(env.Stdout, "%s  %s  %2d questions  $%.4f  %s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"),
+				s.Messages, s.CostUSD, s.Title)
+		}
+		if m, err := eng.Meter(ctx); err == nil && len(list) > 0 {
+			fmt.Fprintf(env.Stdout, "total spent: $%.4f", m.TotalUSD)
+			if m.BudgetUSD > 0 {
+				fmt.Fprintf(env.Stdout, " of a $%.2f budget (%.0f%%)", m.BudgetUSD, 100*m.BudgetUsed)
+			}
+			fmt.Fprintln(env.Stdout)
+		}
+		return nil
+	case "show":
+		if err := needID(1); err != nil {
+			return err
+		}
+		d, err := eng.Session(ctx, args[0])
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(env.Stdout).Encode(d)
+		}
+		md, err := eng.ExportSession(ctx, args[0])
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(env.Stdout, md)
+		return nil
+	case "export":
+		if err := needID(1); err != nil {
+			return err
+		}
+		md, err := eng.ExportSession(ctx, args[0])
+		if err != nil {
+			return err
+		}
+		if *out != "" {
+			return os.WriteFile(*out, []byte(md), 0o644)
+		}
+		fmt.Fprint(env.Stdout, md)
+		return nil
+	case "rename":
+		if err := needID(2); err != nil {
+			return err
+		}
+		return eng.RenameSession(ctx, args[0], strings.Join(args[1:], " "))
+	case "delete":
+		if err := needID(1); err != nil {
+			return err
+		}
+		return eng.DeleteSession(ctx, args[0])
+	}
+	return usageError{fmt.Errorf("sessions: unknown command %q\n%s", sub, sessionsUsage)}
+}
