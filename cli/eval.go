@@ -45,6 +45,15 @@ func evalCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) er
 	if err != nil {
 		return fmt.Errorf("eval: %s: %w", fsg.Arg(0), err)
 	}
+	if m != retrieve.Lexical {
+		// Say what the meaning side is, so a number is never read without it.
+		st := eng.Status(ctx)
+		if st.Mode == engine.ModeFull {
+			fmt.Fprintf(env.Stderr, "eval: vector side: embedding model %s (a tiny or random test model makes it noise)\n", st.EmbedModel)
+		} else {
+			fmt.Fprintf(env.Stderr, "eval: no embedding model available (%s): %s search is lexical only\n", st.Reason, m)
+		}
+	}
 	var s retrieve.Scorer
 	for _, q := range qs {
 		hits, err := eng.Search(ctx, q.Question, engine.SearchOptions{K: *k, Mode: m})

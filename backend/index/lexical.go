@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -408,6 +409,15 @@ func (l *Lexical) QueryTerms(question string) ([]TermWeight, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: query terms: %w", err)
 	}
+	ix, err := l.idx.Advanced()
+	if err != nil {
+		return nil, fmt.Errorf("index: query terms: %w", err)
+	}
+	r, err := ix.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("index: query terms: %w", err)
+	}
+	defer r.Close()
 	seen := map[string]bool{}
 	var out []TermWeight
 	for _, tok := range an.Analyze([]byte(question)) {
@@ -416,16 +426,14 @@ func (l *Lexical) QueryTerms(question string) ([]TermWeight, error) {
 			continue
 		}
 		seen[term] = true
-		q := bleve.NewTermQuery(term)
-		q.SetField(fieldText)
-		req := bleve.NewSearchRequestOptions(q, 0, 0, false)
-		req.Score = "none"
-		res, err := l.idx.Search(req)
+		// The posting list's size, read without walking it.
+		tfr, err := r.TermFieldReader(context.Background(), tok.Term, fieldText, false, false, false)
 		if err != nil {
 			return nil, fmt.Errorf("index: query terms: %w", err)
 		}
-		df := float64(res.Total)
-		out = append(out, TermWeight{Term: term, DF: int(res.Total), IDF: math.Log(1 + (float64(n)-df+0.5)/(df+0.5))})
+		df := tfr.Count()
+		tfr.Close()
+		out = append(out, TermWeight{Term: term, DF: int(df), IDF: math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))})
 	}
 	return out, nil
 }
