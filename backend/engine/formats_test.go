@@ -106,7 +106,7 @@ func TestIngestHostileFiles(t *testing.T) {
 			os.Remove(gone)
 		}
 	})
-	if err != nil || res.Status != Failed || !strings.Contains(res.Error, "no such file") {
+	if err != nil || res.Status != Failed || !strings.Contains(res.Error, "moved or deleted") {
 		t.Errorf("vanished file: %+v %v", res, err)
 	}
 	res, err = eng.IngestFile(ctx, huge, nil)

@@ -16,14 +16,18 @@ import (
 // outline, its title from <title> or the first <h1>.
 func readHTML(ctx context.Context, doc *Document, data []byte) error {
 	root, err := parseHTML(data, "")
-	if err != nil {
-		return newError(ErrCorrupt, doc.Path, "its HTML cannot be parsed", err)
-	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	w := newBuilder(MaxText)
-	page := extractHTML(w, root)
+	var page pageInfo
+	if err != nil {
+		// Too deeply nested for a tree: read its text token by token.
+		page = tokenText(w, data)
+		doc.Warnings = append(doc.Warnings, "The page's HTML could not be parsed ("+shortError(err)+"); its text was read without its layout.")
+	} else {
+		page = extractHTML(w, root)
+	}
 	if err := w.finish(doc, "no text in the page"); err != nil {
 		return err
 	}
@@ -40,6 +44,52 @@ func parseHTML(data []byte, contentType string) (*html.Node, error) {
 		r = bytes.NewReader(data)
 	}
 	return html.ParseWithOptions(io.LimitReader(r, MaxText), html.ParseOptionEnableScripting(false))
+}
+
+// tokenText writes the text of an HTML page that cannot be parsed into a
+// tree, scripts and styles left out, a paragraph per block element.
+func tokenText(w *builder, data []byte) pageInfo {
+	var info pageInfo
+	r, err := charset.NewReader(bytes.NewReader(data), "")
+	if err != nil {
+		r = bytes.NewReader(data)
+	}
+	z := html.NewTokenizer(io.LimitReader(r, MaxText))
+	var buf strings.Builder
+	skip, inTitle := 0, false
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			w.para(buf.String())
+			return info
+		case html.TextToken:
+			switch {
+			case inTitle:
+				info.title += string(z.Text())
+			case skip == 0:
+				buf.WriteString(" " + string(z.Text()) + " ")
+			}
+		case html.StartTagToken, html.EndTagToken:
+			name, _ := z.TagName()
+			a := atom.Lookup(name)
+			start := z.Token().Type == html.StartTagToken
+			switch {
+			case a == atom.Script || a == atom.Style || a == atom.Nav || a == atom.Header || a == atom.Footer:
+				if start {
+					skip++
+				} else {
+					skip = max(skip-1, 0)
+				}
+			case a == atom.Title:
+				inTitle = start
+			case blockAtoms[a] || headingLevel[a] > 0 || a == atom.Li || a == atom.Tr || a == atom.Br:
+				if buf.Len() > 0 {
+					w.para(buf.String())
+					buf.Reset()
+				}
+			}
+		}
+	}
 }
 
 // pageInfo is what a page says about itself.

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,6 +157,9 @@ func FileWithOptions(ctx context.Context, path string, opts Options) (doc *Docum
 		// A password-protected Office file is an OLE container holding
 		// the encrypted package.
 		return nil, newError(ErrEncrypted, path, "", nil)
+	case (ext == ".eml" || ext == ".mht" || ext == ".mhtml" || htmlExts[ext]) && looksBinary(data):
+		return nil, newError(ErrUnsupported, path,
+			fmt.Sprintf("a %s file that is not text: it looks like %s", strings.TrimPrefix(ext, "."), describe(data)), nil)
 	case ext == ".doc":
 		return nil, newError(ErrUnsupported, path, "old Word (.doc) files are not supported; save it as .docx or PDF", nil)
 	case docxExts[ext]:
@@ -213,7 +217,7 @@ func FileWithOptions(ctx context.Context, path string, opts Options) (doc *Docum
 func Admit(path string) error {
 	st, err := os.Stat(path)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", filepath.Base(path), err)
+		return openError(path, err)
 	}
 	return admit(path, st)
 }
@@ -252,9 +256,13 @@ func tooLarge(path string, n, limit int64) error {
 // readLimited reads the file at path whole, refusing what [Admit] refuses
 // before reading it.
 func readLimited(path string) ([]byte, error) {
+	// Stat before opening: opening a named pipe would wait for a writer.
+	if err := Admit(path); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
+		return nil, openError(path, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
@@ -273,6 +281,19 @@ func readLimited(path string) ([]byte, error) {
 		return nil, tooLarge(path, int64(len(data)), limit)
 	}
 	return data, nil
+}
+
+// openError words a failure to open path for the user, keeping its kind
+// for errors.Is (fs.ErrNotExist, fs.ErrPermission).
+func openError(path string, err error) error {
+	name := filepath.Base(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s was moved or deleted since it was added: %w", name, fs.ErrNotExist)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%s cannot be opened: permission denied; check the file's permissions: %w", name, fs.ErrPermission)
+	}
+	return fmt.Errorf("%s cannot be opened: %w", name, err)
 }
 
 // isCFB reports whether data is an OLE compound file (old Office formats,

@@ -17,7 +17,7 @@ const (
 	// MaxUnpacked caps the bytes decompressed from one Word or EPUB file
 	// (a zip bomb expands a few KB into gigabytes), and MaxText the text
 	// kept from any one document.
-	MaxUnpacked = 256 << 20
+	MaxUnpacked = 128 << 20
 	MaxText     = 64 << 20
 	// MaxZipEntries caps the entries of a Word or EPUB archive.
 	MaxZipEntries = 20000
