@@ -44,6 +44,9 @@ func (a *App) FilesHandler() http.Handler {
 		defer f.Close()
 		st, _ := f.Stat()
 		w.Header().Set("Cache-Control", "no-store")
+		// Documents are untrusted: opened directly (an HTML file, say), they run nothing
+		// and reach nothing in the app's origin.
+		w.Header().Set("Content-Security-Policy", "sandbox; default-src 'none'")
 		http.ServeContent(w, r, filepath.Base(path), st.ModTime(), f)
 	})
 }

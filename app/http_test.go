@@ -161,6 +161,9 @@ func TestBrowserBridge(t *testing.T) {
 	if fresp.StatusCode != 200 || !bytes.Equal(got, raw) {
 		t.Fatalf("/files: %s, %d bytes", fresp.Status, len(got))
 	}
+	if csp := fresp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "sandbox") {
+		t.Errorf("/files is served without a sandbox policy: %q", csp)
+	}
 	if r, _ := http.Get(ts.URL + "/files/../../etc/passwd"); r.StatusCode != 404 {
 		t.Fatalf("path traversal through /files: %s", r.Status)
 	}

@@ -259,3 +259,88 @@ export async function pullFlow({ page, url, pullName }) {
   assert(models.includes(pullName), `the header names the new chat model (${models})`);
   return { bars, layers: digests.size };
 }
+
+/** Elements that document text must never become, anywhere in the app. */
+const DANGEROUS = 'script, img, svg, iframe, object, embed, style, link, meta, base, form, input, details, math';
+
+export async function securityFlow({ page, url, files }) {
+  // A payload that runs calls pwn(); the harness also fails on any CSP violation, which
+  // an injected inline handler or script would cause even where the policy blocks it.
+  await page.addInitScript(() => {
+    window.__pwned = [];
+    window.pwn = (what) => window.__pwned.push(String(what));
+    window.__opened = [];
+  });
+  await page.goto(url);
+  await page.locator('[data-testid=mode-badge]').waitFor({ timeout: 30_000 });
+  // window.open is how the browser build opens links outside the app: record, do not open.
+  await page.evaluate(() => {
+    window.open = (u) => {
+      window.__opened.push(String(u));
+      return null;
+    };
+  });
+
+  await page.setInputFiles('[data-testid=file-input]', files);
+  await page.waitForFunction(
+    (n) => {
+      const docs = [...document.querySelectorAll('[data-testid=document]')];
+      const failed = docs.find((d) => d.dataset.status === 'failed');
+      if (failed) throw new Error(`ingest failed: ${failed.textContent}`);
+      return docs.length === n && docs.every((d) => d.dataset.status === 'ready');
+    },
+    files.length,
+    { timeout: READY_TIMEOUT, polling: 250 },
+  );
+  const docTitles = (await page.textContent('[data-testid=document-list]')) ?? '';
+  // The app's own icons are <svg class="icon">; nothing else of these may appear.
+  const bad = async (sel) => page.locator(`${sel} :is(${DANGEROUS}):not(svg.icon)`).count();
+  assert((await bad('[data-testid=document-title]')) === 0, 'document titles are text');
+  assert(!docTitles.includes('pwn(') || docTitles.includes('<script>'), 'a hostile title shows as text');
+
+  const answer = await ask(page, 'Zanzibar payload script onerror link');
+  const state = await waitAnswerFinished(page, answer);
+  assert(state === 'done', `answer finished (${state})`);
+  const body = answer.locator('[data-testid=answer-body]');
+  const text = (await body.textContent()) ?? '';
+  assert(/onerror/.test(text) && /<script>|pwn\(/.test(text), `the payloads are shown as text (${text.slice(0, 300)})`);
+  assert((await bad('[data-testid=answer]')) === 0, 'no dangerous elements in the answer');
+  assert((await answer.locator('[data-testid=answer-body] svg').count()) === 0, 'no svg at all in the answer text');
+  const hrefs = await answer.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+  assert(hrefs.every((h) => h === null || /^(https?:|mailto:)/.test(h)), `only web links keep an href (${JSON.stringify(hrefs)})`);
+  await screenshot(page, 'security-1-answer');
+
+  // Hover: the tooltip shows the passage as text.
+  const marker = answer.locator('[data-testid=answer-body] button.cite').first();
+  await marker.evaluate((b) => b.scrollIntoView({ block: 'center' }));
+  await marker.hover();
+  const tip = page.locator('[data-testid=citation-tooltip]');
+  await tip.waitFor({ timeout: 5_000 });
+  assert((await bad('[data-testid=citation-tooltip]')) === 0, 'no dangerous elements in the tooltip');
+  await screenshot(page, 'security-2-tooltip');
+
+  // Click: the text viewer shows the file as text with the passage highlighted.
+  await marker.click();
+  await page.locator('[data-testid=text-view] [data-testid=passage-highlight]').first().waitFor({ timeout: 15_000 });
+  const viewText = (await page.textContent('[data-testid=text-view]')) ?? '';
+  assert(viewText.includes('pwn('), 'the text viewer shows the raw payloads');
+  assert((await bad('[data-testid=text-view]')) === 0, 'no dangerous elements in the text viewer');
+  await screenshot(page, 'security-3-viewer');
+
+  // Links: a web link opens outside the app; a javascript: link does nothing.
+  const before = page.url();
+  const web = answer.locator('a[href^="https://example.com/zanzibar"]').first();
+  let opened = [];
+  if (await web.count()) {
+    await web.click();
+    opened = await page.evaluate(() => window.__opened);
+    assert(opened.length === 1 && opened[0].startsWith('https://example.com/zanzibar'), `the link went to the system browser (${JSON.stringify(opened)})`);
+  }
+  const dead = answer.locator('a:not([href])').first();
+  if (await dead.count()) await dead.click();
+  await page.waitForTimeout(500);
+  assert(page.url() === before, `the app never navigated (${page.url()})`);
+  const pwned = await page.evaluate(() => window.__pwned);
+  assert(pwned.length === 0, `no payload ran (${JSON.stringify(pwned)})`);
+  return { links: hrefs.filter(Boolean).length, opened: opened.length, chars: text.length };
+}

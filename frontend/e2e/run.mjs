@@ -2,13 +2,14 @@
 //
 //   CARREL_BIN   the carrel binary (default ../build/bin/carrel, relative to frontend/)
 //   CHROMIUM     the browser (default /usr/bin/chromium)
-//   E2E_ONLY     run only the named flow (full | no-model | pull)
+//   E2E_ONLY     run only the named flow (full | no-model | pull | security)
 //
 // Screenshots go to frontend/test-results/. Ends with "N passed, N failed".
 
 import { rmSync } from 'node:fs';
-import { assert, carrelBin, cleanup, closedPort, openBrowser, pdfcpuTestdata, resultsDir, screenshot, startCarrel, startEmptyOllama, startOllama } from './harness.mjs';
-import { fullFlow, noModelFlow, pullFlow } from './flows.mjs';
+import { join } from 'node:path';
+import { assert, carrelBin, cleanup, closedPort, frontendDir, openBrowser, pdfcpuTestdata, resultsDir, screenshot, startCarrel, startEmptyOllama, startOllama } from './harness.mjs';
+import { fullFlow, noModelFlow, pullFlow, securityFlow } from './flows.mjs';
 import { badInputFlow } from './bad-input.mjs';
 
 const QUESTION = 'What happens on a delicious evening by the pond, when the bullfrogs trump?';
@@ -64,6 +65,20 @@ const tests = [
       const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
       try {
         return await ctx.inBrowser((page) => badInputFlow({ page, url: carrel.url, pdf: ctx.pdf, question: QUESTION }), carrel);
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'security',
+    title: 'a document full of HTML/JS payloads: shown as text in answers, tooltips and the viewer; nothing runs; links leave the app',
+    async run(ctx) {
+      const port = await closedPort();
+      const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
+      const files = ['hostile.md', 'hostile.txt'].map((f) => join(frontendDir, 'e2e', 'fixtures', f));
+      try {
+        return await ctx.inBrowser((page) => securityFlow({ page, url: carrel.url, files }), carrel);
       } finally {
         await carrel.stop();
       }

@@ -212,3 +212,24 @@ describe('Wails transport', () => {
     expect(window.runtime!.OnFileDropOff).toHaveBeenCalled();
   });
 });
+
+describe('openExternal', () => {
+  it('uses BrowserOpenURL in the desktop app, only for web and mail links', () => {
+    const open = vi.fn();
+    window.go = { app: { App: {} as never } };
+    window.runtime = { EventsOn: vi.fn(), OnFileDrop: vi.fn(), OnFileDropOff: vi.fn(), BrowserOpenURL: open };
+    api.openExternal('https://example.com/a');
+    api.openExternal('mailto:me@example.com');
+    api.openExternal('javascript:alert(1)');
+    api.openExternal('file:///etc/passwd');
+    expect(open.mock.calls).toEqual([['https://example.com/a'], ['mailto:me@example.com']]);
+  });
+
+  it('opens a new browsing context without opener in the browser', () => {
+    const open = vi.fn();
+    vi.stubGlobal('open', open);
+    api.openExternal('http://example.com/');
+    api.openExternal('data:text/html,x');
+    expect(open.mock.calls).toEqual([['http://example.com/', '_blank', 'noopener,noreferrer']]);
+  });
+});
