@@ -5,8 +5,11 @@ package retrieve
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
+	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/carrel-app/carrel/backend/library"
 )
@@ -205,9 +208,10 @@ func offTopic(ctx context.Context, w TermWeigher, query string, hits []Hit) (boo
 	}
 	var total float64
 	absent := false
+	specific := specificWords(query)
 	for _, t := range terms {
 		total += t.IDF
-		if t.DF == 0 {
+		if t.DF == 0 && (libraryChunks(t.IDF) >= LargeLibrary || specific(t.Term)) {
 			absent = true
 		}
 	}
@@ -230,6 +234,42 @@ func offTopic(ctx context.Context, w TermWeigher, query string, hits []Hit) (boo
 		}
 	}
 	return true, nil
+}
+
+// LargeLibrary is the number of passages past which a plain word missing from the library
+// is telling. Below it (a few short documents) a missing "say" or "author" is only the
+// question's phrasing, so only names and identifiers missing from it gate.
+const LargeLibrary = 1000
+
+// libraryChunks recovers the number of passages N from the IDF of a term in none of them:
+// the lexical index weighs terms as ln(1 + (N - df + 0.5)/(df + 0.5)), so df = 0 gives
+// ln(2N + 2).
+func libraryChunks(idfAbsent float64) float64 { return math.Exp(idfAbsent)/2 - 1 }
+
+// specificWords returns a test for whether an analysed term comes from a word of query that
+// names something: with a digit or inner punctuation (T.38, context.WithCancel, v2.6.3),
+// with capitals inside (IP, WithCancel), or capitalised other than first (Thoreau, Group).
+func specificWords(query string) func(term string) bool {
+	var names []string
+	for i, w := range strings.Fields(query) {
+		w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if w == "" {
+			continue
+		}
+		inner := strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0
+		caps := strings.IndexFunc(w[1:], unicode.IsUpper) >= 0
+		if inner || caps || (i > 0 && unicode.IsUpper(rune(w[0]))) {
+			names = append(names, strings.ToLower(w))
+		}
+	}
+	return func(term string) bool {
+		for _, n := range names {
+			if strings.Contains(n, term) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // Fuse merges a lexical and a vector list with Reciprocal Rank Fusion. Vector-only entries

@@ -91,6 +91,7 @@ func (f fakeLex) SearchLexical(context.Context, string, int, []string) ([]Ranked
 func (f fakeLex) QueryTerms(_ context.Context, q string) ([]TermWeight, error) {
 	var out []TermWeight
 	for _, w := range strings.Fields(q) {
+		w = strings.ToLower(w) // as the analyser does
 		out = append(out, TermWeight{Term: w, DF: f.df[w], IDF: 1})
 	}
 	return out, nil
@@ -128,6 +129,10 @@ func TestOffTopicGate(t *testing.T) {
 		{"fax group pages ip", 2},        // one absent word, but a passage covers 3/4
 		{"fax relay contest", 2},         // "contest" occurs somewhere (df 0 only if absent)
 		{"fax relay", 2},                 // every word known
+		// A small library: missing plain words are the question's phrasing, not its subject.
+		{"what does the author say about fax", 2},
+		// ...but a missing name or identifier is telling, whatever the library's size.
+		{"what does Thoreau say about fax", 0},
 	} {
 		if c.q == "fax relay contest" {
 			lex.df["contest"] = 2
