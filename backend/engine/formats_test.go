@@ -118,3 +118,36 @@ func TestIngestHostileFiles(t *testing.T) {
 		t.Errorf("file after them: %+v %v", res, err)
 	}
 }
+
+// verifies IngestFiles ingests several files at once, returns results in input order, and
+// fails a bad file alone.
+func TestIngestFilesConcurrently(t *testing.T) {
+	ctx := context.Background()
+	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	dir := t.TempDir()
+	var paths []string
+	for i, body := range []string{"# One\n\nFirst notes about ponds.\n", "not a pdf", "# Three\n\nThird notes about woods.\n"} {
+		name := []string{"one.md", "two.pdf", "three.md"}[i]
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		paths = append(paths, p)
+	}
+	paths = append(paths, testcorpus.File(t, "Walden.pdf"))
+	calls := 0
+	res, err := eng.IngestFiles(ctx, paths, 2, nil, func(i int, r Result) { calls++ })
+	if err != nil || len(res) != 4 || calls != 4 {
+		t.Fatalf("%+v %v (%d calls)", res, err, calls)
+	}
+	for i, want := range []string{Inserted, Failed, Inserted, Inserted} {
+		if res[i].Status != want || !strings.HasSuffix(res[i].Path, filepath.Base(paths[i])) {
+			t.Errorf("result %d: %+v, want %s", i, res[i], want)
+		}
+	}
+	if !strings.Contains(res[1].Error, "not a PDF") {
+		t.Errorf("bad file's error: %q", res[1].Error)
+	}
+}

@@ -10,8 +10,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/carrel-app/carrel/backend/chunk"
 	"github.com/carrel-app/carrel/backend/index"
@@ -422,4 +424,63 @@ func (e *Engine) release(id string) {
 	e.inflightMu.Lock()
 	delete(e.inflight, id)
 	e.inflightMu.Unlock()
+}
+
+// IngestFiles ingests paths with up to workers files at a time (runtime.NumCPU() if
+// workers < 1): extraction and chunking run concurrently, storing and indexing one
+// document at a time. done, if not nil, hears each file's Result as it finishes (from
+// several goroutines, one at a time, as is progress), with the file's index in paths. The Results come
+// back in the order of paths; the error is the first broken-library error, after which
+// the files not yet started are skipped.
+func (e *Engine) IngestFiles(ctx context.Context, paths []string, workers int, progress ProgressFunc, done func(i int, r Result)) ([]Result, error) {
+	if workers < 1 {
+		workers = runtime.NumCPU()
+	}
+	if progress != nil {
+		var pmu sync.Mutex
+		inner := progress
+		progress = func(d library.Document) {
+			pmu.Lock()
+			defer pmu.Unlock()
+			inner(d)
+		}
+	}
+	results := make([]Result, len(paths))
+	var (
+		mu       sync.Mutex
+		firstErr error
+		next     int
+		wg       sync.WaitGroup
+	)
+	for range min(workers, len(paths)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				stop := firstErr != nil || ctx.Err() != nil
+				mu.Unlock()
+				if i >= len(paths) || stop {
+					return
+				}
+				r, err := e.IngestFile(ctx, paths[i], progress)
+				mu.Lock()
+				results[i] = r
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				if done != nil {
+					done(i, r)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	return results, firstErr
 }

@@ -1,9 +1,12 @@
 // Package ingest turns a source file into text with page numbers: the first
 // step of Carrel's ingest → chunk → index → retrieve → answer pipeline.
 //
-// [File] reads a PDF, plain-text or Markdown file and returns a [Document]:
-// its metadata, the content hash of its bytes, the normalised text of every
-// physical page and its outline. PDFs are read with pdfcpu for structure
+// [File] reads a PDF, Word (.docx), EPUB, e-mail (.eml), web page (.html,
+// .mhtml), plain-text, Markdown or source file and returns a [Document]: its
+// metadata, the content hash of its bytes, the normalised text of every
+// page (physical for PDF; about [TextPageSize] characters, chapters apart,
+// for the others) and its outline. [Expand] turns folders into the files
+// to read, and [Supported] tells which names are read. PDFs are read with pdfcpu for structure
 // (validation, page count, info dictionary, bookmarks, encryption) and with
 // PDFium, compiled to WebAssembly and run by wazero, for the text of each
 // page in reading order. Failures are [*Error] values of a small catalogue
@@ -112,7 +115,8 @@ type Options struct {
 
 // File reads the file at path and returns its text and metadata. The kind of
 // file is decided by its content (a PDF is recognised by its header whatever
-// its name) and then by its extension: .pdf, .txt, .text, .md, .markdown.
+// its name) and then by its extension (see [Supported]). Files over the
+// limits in limits.go fail with [ErrTooLarge] before they are read.
 //
 // Errors are [*Error] values matching one of the Err* kinds with errors.Is,
 // or wrapped OS errors and ctx.Err(). On [ErrNoText] the returned Document is
