@@ -9,6 +9,7 @@ import (
 
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/llm"
 )
 
 // Session events.
@@ -129,4 +130,41 @@ type Meter = engine.Meter
 // Meter returns the money spent in total and the budget.
 func (a *App) Meter() (Meter, error) {
 	return a.eng.Meter(a.ctx)
+}
+
+// CloudSettings returns the answering settings: provider, cloud models, budget, prices
+// (built-in, dated, and overrides), keep-alive, and where each provider's key comes from
+// (never the key itself).
+func (a *App) CloudSettings() engine.CloudSettings {
+	return a.eng.CloudSettings()
+}
+
+// SetCloudSettings saves new answering settings (in the library's config.json; keys are
+// set apart with SetAPIKey) and returns them as now in force.
+func (a *App) SetCloudSettings(s engine.CloudSettings) (engine.CloudSettings, error) {
+	if err := a.eng.SetCloudSettings(s); err != nil {
+		return engine.CloudSettings{}, err
+	}
+	if m, err := a.Meter(); err == nil {
+		a.emit.Emit(EventMeterChanged, m)
+	}
+	return a.eng.CloudSettings(), nil
+}
+
+// SetAPIKey stores a provider's API key ("openai" or "anthropic") in the OS keyring.
+// Where the machine has no keyring service the error says which environment variable to
+// set instead.
+func (a *App) SetAPIKey(provider, key string) (engine.CloudSettings, error) {
+	if err := llm.SetAPIKey(provider, key); err != nil {
+		return engine.CloudSettings{}, err
+	}
+	return a.eng.CloudSettings(), nil
+}
+
+// DeleteAPIKey removes a provider's API key from the OS keyring.
+func (a *App) DeleteAPIKey(provider string) (engine.CloudSettings, error) {
+	if err := llm.DeleteAPIKey(provider); err != nil {
+		return engine.CloudSettings{}, err
+	}
+	return a.eng.CloudSettings(), nil
 }

@@ -35,7 +35,8 @@ var ErrNoCommand = errors.New("no command")
 // Env is what a command runs with.
 type Env struct {
 	Stdout, Stderr io.Writer
-	Assets         fs.FS // the built frontend, for serve
+	Stdin          io.Reader // nil: os.Stdin
+	Assets         fs.FS     // the built frontend, for serve
 }
 
 const usage = `Carrel: study your own documents, offline.
@@ -47,6 +48,7 @@ Usage:
   carrel [flags] ask [--json] [--session ID] [--docs IDS] [--override-budget] QUESTION
                                       ask in a new study session, or continue one
   carrel [flags] sessions list|show ID|export ID|rename ID TITLE|delete ID
+  carrel [flags] keys status|set PROVIDER|delete PROVIDER   API keys in the OS keyring
   carrel [flags] status               what works now (Ollama, models, mode)
   carrel [flags] serve [--addr 127.0.0.1:8080]   the app in a browser
 
@@ -62,6 +64,9 @@ func Parse(args []string, stderr io.Writer) (engine.Config, []string, error) {
 	chatModel := fsg.String("chat-model", "", "chat model (default from DIR/config.json, else "+engine.DefaultChatModel+")")
 	embedModel := fsg.String("embed-model", "", "embedding model (default from DIR/config.json, else "+engine.DefaultEmbedModel+")")
 	maxTokens := fsg.Int("max-tokens", 0, "longest answer in tokens (default 1024)")
+	provider := fsg.String("provider", "", "who answers: ollama, openai or anthropic (default from DIR/config.json, else ollama)")
+	cloudModel := fsg.String("cloud-model", "", "the OpenAI or Anthropic model (default "+engine.DefaultOpenAIModel+" / "+engine.DefaultAnthropicModel+")")
+	budget := fsg.Float64("budget", -1, "cap in US dollars on cloud spending in total (0: none; default from DIR/config.json)")
 	fsg.Usage = func() {
 		fmt.Fprint(stderr, usage)
 		fsg.PrintDefaults()
@@ -92,6 +97,9 @@ func Parse(args []string, stderr io.Writer) (engine.Config, []string, error) {
 	if *maxTokens > 0 {
 		cfg.MaxTokens = *maxTokens
 	}
+	if err := applyAnswerFlags(&cfg, *provider, *cloudModel, *budget); err != nil {
+		return cfg, nil, err
+	}
 	return cfg, fsg.Args(), nil
 }
 
@@ -110,10 +118,10 @@ func Run(args []string, env Env) (engine.Config, int, error) {
 	}
 	cmd, cmdArgs := rest[0], rest[1:]
 	run, ok := map[string]func(context.Context, *engine.Engine, []string, Env) error{
-		"ingest": ingestCmd, "search": searchCmd, "ask": askCmd, "status": statusCmd, "serve": serveCmd, "sessions": sessionsCmd, "eval": evalCmd,
+		"ingest": ingestCmd, "search": searchCmd, "ask": askCmd, "status": statusCmd, "serve": serveCmd, "sessions": sessionsCmd, "keys": keysCmd, "eval": evalCmd,
 	}[cmd]
 	if !ok {
-		return cfg, 2, fmt.Errorf("unknown command %q: use ingest, search, ask, sessions, status or serve (carrel -h for help)", cmd)
+		return cfg, 2, fmt.Errorf("unknown command %q: use ingest, search, ask, sessions, keys, status or serve (carrel -h for help)", cmd)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/llm"
 )
 
 // printAnswerFooter tells, after a streamed answer, what it used and how to follow up.
@@ -123,4 +124,72 @@ func sessionsCmd(ctx context.Context, eng *engine.Engine, args []string, env Env
 		return eng.DeleteSession(ctx, args[0])
 	}
 	return usageError{fmt.Errorf("sessions: unknown command %q\n%s", sub, sessionsUsage)}
+}
+
+// applyAnswerFlags applies --provider, --cloud-model and --budget over config.json.
+func applyAnswerFlags(cfg *engine.Config, provider, cloudModel string, budget float64) error {
+	switch provider {
+	case "":
+	case engine.ProviderOllama, engine.ProviderOpenAI, engine.ProviderAnthropic:
+		cfg.Provider = provider
+	default:
+		return fmt.Errorf("--provider %q: use ollama, openai or anthropic", provider)
+	}
+	if cloudModel != "" {
+		switch cfg.Provider {
+		case engine.ProviderOpenAI:
+			cfg.OpenAIModel = cloudModel
+		case engine.ProviderAnthropic:
+			cfg.AnthropicModel = cloudModel
+		default:
+			return errors.New("--cloud-model needs --provider openai or anthropic")
+		}
+	}
+	if budget >= 0 {
+		cfg.BudgetUSD = budget
+	}
+	return nil
+}
+
+const keysUsage = `usage: carrel keys status
+       carrel keys set PROVIDER      reads the key from standard input (openai, anthropic)
+       carrel keys delete PROVIDER`
+
+// keysCmd stores API keys in the OS keyring. The key is read from standard input, so
+// that it stays out of the shell's history and the process list.
+func keysCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) error {
+	if len(args) == 0 {
+		return usageError{errors.New(keysUsage)}
+	}
+	switch {
+	case args[0] == "status":
+		s := eng.CloudSettings()
+		for _, p := range []string{engine.ProviderOpenAI, engine.ProviderAnthropic} {
+			switch src := s.Keys[p]; src {
+			case "":
+				fmt.Fprintf(env.Stdout, "%s: no key (%s)\n", p, s.KeyError[p])
+			default:
+				fmt.Fprintf(env.Stdout, "%s: key from the %s\n", p, src)
+			}
+		}
+		return nil
+	case args[0] == "set" && len(args) == 2:
+		in := env.Stdin
+		if in == nil {
+			in = os.Stdin
+		}
+		fmt.Fprintf(env.Stderr, "%s API key (then Enter): ", args[1])
+		var key string
+		if _, err := fmt.Fscanln(in, &key); err != nil {
+			return fmt.Errorf("read the key from standard input: %w", err)
+		}
+		if err := llm.SetAPIKey(args[1], key); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stderr, "\nstored in the OS keyring as %s/%s\n", llm.KeyringService, args[1])
+		return nil
+	case args[0] == "delete" && len(args) == 2:
+		return llm.DeleteAPIKey(args[1])
+	}
+	return usageError{errors.New(keysUsage)}
 }

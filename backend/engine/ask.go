@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/retrieve"
@@ -69,36 +68,21 @@ func (e *Engine) docCache(ctx context.Context) func(id string) library.Document 
 // AskEvent is streamed while answering.
 type AskEvent = chat.Event
 
-// Ask answers question from the library (or the documents in docIDs), streaming to fn.
-// On a model failure after some text, the partial answer comes back with the error.
+// Ask answers question from the library (or the documents in docIDs), streaming to fn,
+// without saving it in a session (see AskSession). On a model failure after some text,
+// the partial answer comes back with the error.
 func (e *Engine) Ask(ctx context.Context, question string, docIDs []string, fn func(AskEvent) error) (*chat.Answer, error) {
 	st := e.Status(ctx)
-	cfg := e.Config()
-	hits, err := e.Search(ctx, question, SearchOptions{K: cfg.TopK, DocIDs: docIDs})
+	m, err := e.answerModel(ctx, st, false)
 	if err != nil {
 		return nil, err
 	}
-	passages := make([]chat.Passage, len(hits))
-	for i, h := range hits {
-		passages[i] = chat.Passage{N: i + 1, DocID: h.DocID, DocTitle: h.DocTitle, DocPath: h.DocPath, Page: h.Page,
-			PageEnd: h.PageEnd, Start: h.Start, End: h.End, Section: h.Section, Text: h.Text}
+	ans, err := e.answer(ctx, st, m, question, docIDs, fn)
+	if ans != nil {
+		ans.Usage.CostUSD = e.cost(m, ans.Usage)
+		ans.Warning = m.warning
 	}
-	searched := len(docIDs)
-	if searched == 0 {
-		searched = st.Documents
-	}
-	req := chat.Request{Question: question, Passages: passages, Searched: searched, MaxTokens: cfg.MaxTokens, ModelName: cfg.ChatModel}
-	if st.chatOK {
-		req.Model = e.ollama
-		req.NumCtx = e.contextLength(ctx, cfg.ChatModel)
-	} else {
-		req.ModelName = ""
-		req.NoModelReason = st.Reason + " " + st.Fix
-	}
-	if fn == nil {
-		fn = func(AskEvent) error { return nil }
-	}
-	return chat.Respond(ctx, req, fn)
+	return ans, err
 }
 
 // contextLength is the num_ctx to ask for: the model's own window, capped by MaxContext,

@@ -62,7 +62,7 @@ func Open(cfg Config) (*Engine, error) {
 		lib.Close()
 		return nil, fmt.Errorf("open vector index: %w", err)
 	}
-	e := &Engine{cfg: cfg, lib: lib, lex: lex, vec: vec, ollama: llm.NewOllama(cfg.OllamaHost), numCtx: map[string]int{}, inflight: map[string]bool{}}
+	e := &Engine{cfg: cfg, lib: lib, lex: lex, vec: vec, ollama: newOllama(cfg), numCtx: map[string]int{}, inflight: map[string]bool{}}
 	if err := e.reconcile(context.Background()); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("check indexes against the library: %w", err)

@@ -2,24 +2,80 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
 
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/llm"
 )
 
-// answerModel picks the model that answers now: the configured provider when it can
-// answer, else none (the passages answer, with the reason).
+// answerModel picks the model that answers now. With a cloud provider chosen it needs an
+// API key and respects the budget: a warning from 80%, a refusal (ErrBudgetExceeded) past
+// 100% unless overridden. With Ollama it is the chat model when installed, else none (the
+// passages answer, with the reason).
 func (e *Engine) answerModel(ctx context.Context, st Status, overrideBudget bool) (answerModel, error) {
 	cfg := e.Config()
-	if !st.chatOK {
-		return answerModel{reason: st.Reason + " " + st.Fix}, nil
+	provider, model := e.providerModel()
+	if provider == ProviderOllama {
+		if !st.chatOK {
+			return answerModel{reason: st.Reason + " " + st.Fix}, nil
+		}
+		return answerModel{provider: e.ollama, name: model, numCtx: e.contextLength(ctx, model)}, nil
 	}
-	return answerModel{provider: e.ollama, name: cfg.ChatModel, numCtx: e.contextLength(ctx, cfg.ChatModel)}, nil
+	key, _, err := llm.APIKey(provider)
+	if err != nil {
+		return answerModel{}, err
+	}
+	m := answerModel{name: model, numCtx: cfg.MaxContext}
+	if p, ok := llm.PriceOf(model, cfg.Prices); ok {
+		m.price = &p
+	} else {
+		m.warning = fmt.Sprintf("No price is known for %s: its cost shows as $0. Add its prices in Settings.", model)
+	}
+	meter, err := e.Meter(ctx)
+	if err != nil {
+		return answerModel{}, err
+	}
+	if meter.BudgetUSD > 0 && meter.BudgetUsed >= 1 && !overrideBudget {
+		return answerModel{}, fmt.Errorf("%w: $%.2f of the $%.2f budget is spent; raise the cap in Settings, override it for this question, or switch to the local model",
+			ErrBudgetExceeded, meter.TotalUSD, meter.BudgetUSD)
+	}
+	if meter.Warning != "" {
+		m.warning = meter.Warning
+	}
+	opt := llm.CloudOptions{APIKey: key, HTTPClient: e.httpClient(), MaxRetries: -1}
+	switch provider {
+	case ProviderOpenAI:
+		opt.BaseURL = cfg.OpenAIBaseURL
+		m.provider = llm.NewOpenAI(opt)
+	case ProviderAnthropic:
+		opt.BaseURL = cfg.AnthropicBaseURL
+		m.provider = llm.NewAnthropic(opt)
+	default:
+		return answerModel{}, fmt.Errorf("unknown provider %q in settings: use ollama, openai or anthropic", provider)
+	}
+	return m, nil
 }
 
-// cost prices an answer (and the follow-up rewrite before it) with m's price; local
+// httpClient is the client of every cloud request, dialling through cfg.Dial when set.
+func (e *Engine) httpClient() *http.Client { return httpClientFor(e.cfg) }
+
+// httpClientFor makes an HTTP client that dials through cfg.Dial when set.
+func httpClientFor(cfg Config) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	if dial := cfg.Dial; dial != nil {
+		t.DialContext = dial
+	} else {
+		t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	}
+	return &http.Client{Transport: t}
+}
+
+// cost prices an answer's usage (the follow-up rewrite included) with m's price; local
 // models cost nothing.
-func (e *Engine) cost(m answerModel, u chat.Usage, rewrite *llm.Usage) float64 {
+func (e *Engine) cost(m answerModel, u chat.Usage) float64 {
 	if m.price == nil {
 		return 0
 	}

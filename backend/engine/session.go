@@ -42,12 +42,13 @@ func (e *Engine) AskSession(ctx context.Context, question string, opt AskOptions
 	if question == "" {
 		return nil, errors.New("ask a question first")
 	}
-	sess, history, err := e.openSession(ctx, question, opt)
+	// The model first: a missing key or a spent budget must not leave an empty session.
+	st := e.Status(ctx)
+	m, err := e.answerModel(ctx, st, opt.OverrideBudget)
 	if err != nil {
 		return nil, err
 	}
-	st := e.Status(ctx)
-	m, err := e.answerModel(ctx, st, opt.OverrideBudget)
+	sess, history, err := e.openSession(ctx, question, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +66,7 @@ func (e *Engine) AskSession(ctx context.Context, question string, opt AskOptions
 		ans.Usage.CachedTokens += rewriteUsage.CachedTokens
 		ans.Usage.DurationMS += rewriteUsage.Duration.Milliseconds()
 	}
-	ans.Usage.CostUSD = e.cost(m, ans.Usage, rewriteUsage)
+	ans.Usage.CostUSD = e.cost(m, ans.Usage)
 	ans.Question = question
 	if standalone != question {
 		ans.Standalone = standalone
@@ -92,6 +93,12 @@ func (e *Engine) AskSession(ctx context.Context, question string, opt AskOptions
 		return ans, errors.Join(err, serr)
 	}
 	ans.SessionID, ans.MessageID = sess.ID, msg.ID
+	if ans.Usage.CostUSD > 0 {
+		// The budget as this answer leaves it.
+		if meter, merr := e.Meter(context.WithoutCancel(ctx)); merr == nil && meter.Warning != "" {
+			ans.Warning = meter.Warning
+		}
+	}
 	return ans, err
 }
 

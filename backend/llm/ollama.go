@@ -48,16 +48,18 @@ var _ Provider = (*Ollama)(nil)
 // scheme's), as OLLAMA_HOST may; a bind-all address (0.0.0.0, ::) means this
 // machine.
 func NewOllama(host string) *Ollama {
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.DialContext = (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return NewOllamaClient(host, &http.Client{Transport: transport})
+}
+
+// NewOllamaClient is [NewOllama] with the HTTP client to send requests with.
+func NewOllamaClient(host string, hc *http.Client) *Ollama {
 	if strings.TrimSpace(host) == "" {
 		host = os.Getenv("OLLAMA_HOST")
 	}
 	base := parseHost(host)
-	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.DialContext = (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	return &Ollama{
-		host:   base.String(),
-		client: api.NewClient(base, &http.Client{Transport: transport}),
-	}
+	return &Ollama{host: base.String(), client: api.NewClient(base, hc)}
 }
 
 // parseHost reads a host the way Ollama reads OLLAMA_HOST.

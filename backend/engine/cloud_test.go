@@ -1,0 +1,130 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/zalando/go-keyring"
+)
+
+// fakeOpenAI serves OpenAI's chat completion stream (with include_usage) for every
+// request: the answer in two pieces, then a usage chunk.
+func fakeOpenAI(t *testing.T, promptTokens, completionTokens int) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var calls atomic.Int32
+	chunk := func(delta, finish, usage string) string {
+		choices := `[{"index":0,"delta":` + delta + `,"logprobs":null,"finish_reason":` + finish + `}]`
+		if usage != "null" {
+			choices = "[]"
+		}
+		return `data: {"id":"chatcmpl-9","object":"chat.completion.chunk","created":1764460800,"model":"gpt-4.1-mini-2025-04-14","choices":` +
+			choices + `,"usage":` + usage + "}\n\n"
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		io.Copy(io.Discard, r.Body)
+		if r.Header.Get("Authorization") != "Bearer sk-test" {
+			w.WriteHeader(401)
+			io.WriteString(w, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, chunk(`{"role":"assistant","content":""}`, "null", "null"))
+		io.WriteString(w, chunk(`{"content":"Thoreau planted beans"}`, "null", "null"))
+		io.WriteString(w, chunk(`{"content":" and potatoes."}`, "null", "null"))
+		io.WriteString(w, chunk(`{}`, `"stop"`, "null"))
+		io.WriteString(w, chunk("", "null", fmt.Sprintf(`{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d,"prompt_tokens_details":{"cached_tokens":0}}`,
+			promptTokens, completionTokens, promptTokens+completionTokens)))
+		io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &calls
+}
+
+// verifies answering with GPT through the engine: the key comes from the keyring, each
+// answer is priced from the dated table and entered in the ledger (per session and in
+// total), the budget warns from 80% and refuses past 100% unless overridden, and a
+// missing key is a clear error.
+func TestCloudAnswersAndBudget(t *testing.T) {
+	keyring.MockInit()
+	t.Setenv("OPENAI_API_KEY", "")
+	srv, calls := fakeOpenAI(t, 100_000, 10_000) // $0.04 + $0.016 at gpt-4.1-mini prices
+	dir := t.TempDir()
+	note := filepath.Join(dir, "walden.md")
+	os.WriteFile(note, []byte("# Walden\n\nThoreau planted beans, potatoes, corn and peas by Walden Pond.\n"), 0o644)
+	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: "127.0.0.1:9",
+		AnswerConfig: AnswerConfig{Provider: ProviderOpenAI, OpenAIBaseURL: srv.URL, BudgetUSD: 0.1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx := context.Background()
+	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.AskSession(ctx, "What did Thoreau plant?", AskOptions{}, nil); !errors.Is(err, llm.ErrNoAPIKey) {
+		t.Fatalf("no key: %v", err)
+	}
+	if err := llm.SetAPIKey("openai", "sk-test"); err != nil {
+		t.Fatal(err)
+	}
+	want := (100_000*0.40 + 10_000*1.60) / 1e6
+	ans, err := eng.AskSession(ctx, "What did Thoreau plant?", AskOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Provider != "openai" || ans.Model != DefaultOpenAIModel || !strings.Contains(ans.Text, "Thoreau planted beans and potatoes") ||
+		ans.Usage.PromptTokens != 100_000 || fmt.Sprintf("%.6f", ans.Usage.CostUSD) != fmt.Sprintf("%.6f", want) || ans.Warning != "" {
+		t.Fatalf("first cloud answer: %+v", ans)
+	}
+	// $0.056 of $0.10: below 80%. The follow-up (rewritten by the model: two calls) passes it.
+	ans2, err := eng.AskSession(ctx, "And what else did he plant there?", AskOptions{SessionID: ans.SessionID}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != 3 || ans2.Usage.PromptTokens != 200_000 || !strings.Contains(ans2.Warning, "budget") {
+		t.Fatalf("follow-up: %d calls, %+v", calls.Load(), ans2)
+	}
+	m, _ := eng.Meter(ctx)
+	if fmt.Sprintf("%.6f", m.TotalUSD) != fmt.Sprintf("%.6f", 3*want) || m.BudgetUsed < 1 || m.Warning == "" || m.Answers != 2 {
+		t.Fatalf("meter: %+v", m)
+	}
+	if _, err := eng.AskSession(ctx, "What is Walden Pond?", AskOptions{SessionID: ans.SessionID}, nil); !errors.Is(err, ErrBudgetExceeded) {
+		t.Fatalf("past the budget: %v", err)
+	}
+	over, err := eng.AskSession(ctx, "What is Walden Pond?", AskOptions{SessionID: ans.SessionID, OverrideBudget: true}, nil)
+	if err != nil || over.Usage.CostUSD == 0 {
+		t.Fatalf("override: %+v %v", over, err)
+	}
+	list, _ := eng.Sessions(ctx)
+	if len(list) != 1 || fmt.Sprintf("%.6f", list[0].CostUSD) != fmt.Sprintf("%.6f", m.TotalUSD+over.Usage.CostUSD) {
+		t.Fatalf("session cost: %+v", list)
+	}
+	// Settings round-trip through config.json, and the key never lands there.
+	s := eng.CloudSettings()
+	if s.Provider != ProviderOpenAI || s.Keys["openai"] != llm.KeySourceKeyring || s.Keys["anthropic"] != "" || s.PricesAsOf == "" {
+		t.Fatalf("settings: %+v", s)
+	}
+	s.Provider, s.BudgetUSD, s.Prices = ProviderAnthropic, 5, map[string]llm.Price{"claude-haiku-4-5": {Input: 2, Output: 6}}
+	if err := eng.SetCloudSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	saved, _ := LoadConfig(eng.Config().Dir)
+	raw, _ := os.ReadFile(filepath.Join(eng.Config().Dir, ConfigFile))
+	if saved.Provider != ProviderAnthropic || saved.BudgetUSD != 5 || saved.Prices["claude-haiku-4-5"].Input != 2 || strings.Contains(string(raw), "sk-test") {
+		t.Fatalf("saved settings: %+v\n%s", saved.AnswerConfig, raw)
+	}
+	if err := eng.SetCloudSettings(CloudSettings{Provider: "gemini"}); err == nil {
+		t.Fatal("unknown provider accepted")
+	}
+}

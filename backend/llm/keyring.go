@@ -1,0 +1,91 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/zalando/go-keyring"
+)
+
+// KeyringService is the service name Carrel's API keys are stored under in the OS
+// keyring (macOS Keychain, Windows Credential Manager, the Secret Service on Linux).
+const KeyringService = "Carrel"
+
+// ErrNoKeyring means this machine has no keyring service to keep API keys in (on Linux:
+// no Secret Service, such as GNOME Keyring or KeePassXC, on the D-Bus session bus).
+var ErrNoKeyring = errors.New("no keyring service on this machine")
+
+// keyEnv is the environment variable each provider's key can come from instead.
+var keyEnv = map[string]string{"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+
+// KeyEnv names the environment variable that can hold provider's API key.
+func KeyEnv(provider string) string { return keyEnv[provider] }
+
+// Key sources, as [APIKey] reports them.
+const (
+	KeySourceKeyring = "keyring"
+	KeySourceEnv     = "environment"
+)
+
+func checkProvider(provider string) error {
+	if _, ok := keyEnv[provider]; !ok {
+		return fmt.Errorf("unknown provider %q: use openai or anthropic", provider)
+	}
+	return nil
+}
+
+// SetAPIKey stores a provider's API key in the OS keyring. Keys are never written to
+// the library or to logs. Where there is no keyring service it returns an error wrapping
+// [ErrNoKeyring] that names the environment variable to use instead.
+func SetAPIKey(provider, key string) error {
+	if err := checkProvider(provider); err != nil {
+		return err
+	}
+	key = strings.TrimSpace(key)
+	if key == "" {
+		return errors.New("the API key is empty")
+	}
+	if err := keyring.Set(KeyringService, provider, key); err != nil {
+		return noKeyring(provider, err)
+	}
+	return nil
+}
+
+// DeleteAPIKey removes a provider's key from the keyring; a missing key is no error.
+func DeleteAPIKey(provider string) error {
+	if err := checkProvider(provider); err != nil {
+		return err
+	}
+	if err := keyring.Delete(KeyringService, provider); err != nil && !errors.Is(err, keyring.ErrNotFound) {
+		return noKeyring(provider, err)
+	}
+	return nil
+}
+
+// APIKey returns a provider's API key and where it came from: the OS keyring first,
+// then the provider's environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY). With
+// neither it returns an error wrapping [ErrNoAPIKey] saying how to set one.
+func APIKey(provider string) (key, source string, err error) {
+	if err := checkProvider(provider); err != nil {
+		return "", "", err
+	}
+	key, kerr := keyring.Get(KeyringService, provider)
+	if kerr == nil && key != "" {
+		return key, KeySourceKeyring, nil
+	}
+	if env := strings.TrimSpace(os.Getenv(keyEnv[provider])); env != "" {
+		return env, KeySourceEnv, nil
+	}
+	if kerr != nil && !errors.Is(kerr, keyring.ErrNotFound) {
+		return "", "", fmt.Errorf("%w for %s: %w", ErrNoAPIKey, provider, noKeyring(provider, kerr))
+	}
+	return "", "", fmt.Errorf("%w for %s: add it in Settings (or `carrel keys set %s`), or set %s", ErrNoAPIKey, provider, provider, keyEnv[provider])
+}
+
+// noKeyring explains a keyring failure without repeating anything secret.
+func noKeyring(provider string, cause error) error {
+	return fmt.Errorf("%w (%v): set %s in Carrel's environment instead; Carrel never stores keys in its library or logs",
+		ErrNoKeyring, cause, keyEnv[provider])
+}
