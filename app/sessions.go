@@ -65,6 +65,10 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 			if errors.Is(err, context.Canceled) {
 				payload["message"] = "stopped"
 			}
+			if errors.Is(err, llm.ErrModelNotFound) {
+				// The UI offers to download it (PullModel).
+				payload["pull"] = a.eng.Config().ChatModel
+			}
 			if ans != nil {
 				payload["partial"] = ans.Text
 				payload["session_id"], payload["message_id"] = ans.SessionID, ans.MessageID

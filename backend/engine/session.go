@@ -54,6 +54,10 @@ func (e *Engine) AskSession(ctx context.Context, question string, opt AskOptions
 	}
 	standalone, _, rewriteUsage := chat.Rewrite(ctx, m.provider, llm.ChatRequest{Model: m.name, NumCtx: m.numCtx, KeepAlive: e.keepAlive()}, question, history)
 	ans, err := e.answer(ctx, st, m, standalone, sess.DocIDs, fn)
+	if errors.Is(err, llm.ErrModelNotFound) {
+		// Removed since the status was checked: the next question answers without it.
+		e.RefreshStatus()
+	}
 	if ans == nil {
 		if ctx.Err() == nil {
 			e.saveFailure(sess.ID, question, standalone, err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/llm"
 	"github.com/carrel-app/carrel/internal/testollama"
 )
 
@@ -179,4 +180,31 @@ func TestKeepAlive(t *testing.T) {
 		}
 	}
 	t.Fatalf("chat model not loaded after an answer: %+v", ps.Models)
+}
+
+// verifies a chat model that is not installed gives a clear way out: the answer is the
+// best passages with a note naming the model and the pull command, and a chat call made
+// anyway fails with ErrModelNotFound saying the same.
+func TestMissingModel(t *testing.T) {
+	srv := testollama.Start(t)
+	dir := t.TempDir()
+	note := filepath.Join(dir, "walden.md")
+	os.WriteFile(note, []byte(woods), 0o644)
+	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: "nosuch:1b", EmbedModel: srv.EmbedModel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx := context.Background()
+	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
+		t.Fatal(err)
+	}
+	ans, err := eng.AskSession(ctx, "What did Thoreau plant?", AskOptions{}, nil)
+	if err != nil || ans.Mode != "passages" || !strings.Contains(ans.Note, "ollama pull nosuch:1b") {
+		t.Fatalf("answer without the model: %+v %v", ans, err)
+	}
+	_, err = eng.ollama.Chat(ctx, llm.ChatRequest{Model: "nosuch:1b", Messages: []llm.Message{{Role: "user", Content: "hi"}}}, nil)
+	if !errors.Is(err, llm.ErrModelNotFound) || !strings.Contains(err.Error(), "ollama pull nosuch:1b") {
+		t.Fatalf("chat with a missing model: %v", err)
+	}
 }
