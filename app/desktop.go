@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"io/fs"
+	"log/slog"
 
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/wailsapp/wails/v2"
@@ -32,12 +33,20 @@ func RunDesktop(eng *engine.Engine, assets fs.FS) error {
 			},
 		})
 	}
+	// The window opens at the size it was closed at (window.go).
+	winFile := windowFile()
+	win := loadWindow(winFile, windowState{Width: 1280, Height: 820}, 900, 560)
+	startState := options.Normal
+	if win.Maximised {
+		startState = options.Maximised
+	}
 	return wails.Run(&options.App{
 		Title:            "Carrel",
-		Width:            1280,
-		Height:           820,
+		Width:            win.Width,
+		Height:           win.Height,
 		MinWidth:         900,
 		MinHeight:        560,
+		WindowStartState: startState,
 		BackgroundColour: &options.RGBA{R: 250, G: 249, B: 246, A: 255},
 		AssetServer: &assetserver.Options{
 			Assets:  assets,
@@ -49,6 +58,18 @@ func RunDesktop(eng *engine.Engine, assets fs.FS) error {
 		OnStartup: func(ctx context.Context) {
 			wctx = ctx
 			a.start(ctx)
+		},
+		OnBeforeClose: func(ctx context.Context) bool {
+			w := windowState{Maximised: runtime.WindowIsMaximised(ctx)}
+			if w.Maximised {
+				w.Width, w.Height = win.Width, win.Height // keep the size to restore to
+			} else {
+				w.Width, w.Height = runtime.WindowGetSize(ctx)
+			}
+			if err := saveWindow(winFile, w); err != nil {
+				slog.Warn("saving the window size", "err", err)
+			}
+			return false
 		},
 		OnShutdown: func(context.Context) { a.stop() },
 		Bind:       []any{a},

@@ -1,5 +1,7 @@
 // Browser flows against the real backend. Each takes a started backend and a page.
 
+import { copyFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { assert, screenshot } from './harness.mjs';
 
 const READY_TIMEOUT = 180_000; // ingest with real embeddings on 2 shared cores
@@ -343,4 +345,91 @@ export async function securityFlow({ page, url, files }) {
   const pwned = await page.evaluate(() => window.__pwned);
   assert(pwned.length === 0, `no payload ran (${JSON.stringify(pwned)})`);
   return { links: hrefs.filter(Boolean).length, opened: opened.length, chars: text.length };
+}
+
+/** Keyboard shortcuts, math in answers, library filter and sort, retry of a failed document. */
+export async function feelFlow({ page, url, files, broken, fixed, inbox }) {
+  await page.goto(url);
+  await page.locator('[data-testid=mode-badge]').waitFor({ timeout: 30_000 });
+  const keys = await page.locator('[data-testid=chat-empty] kbd').count();
+  assert(keys >= 5, `the empty chat lists the shortcuts (${keys})`);
+
+  await page.setInputFiles('[data-testid=file-input]', [...files, broken]);
+  await page.waitForFunction(
+    (n) => {
+      const docs = [...document.querySelectorAll('[data-testid=document]')];
+      return docs.length === n && docs.every((d) => d.dataset.status === 'ready' || d.dataset.status === 'failed');
+    },
+    files.length + 1,
+    { timeout: READY_TIMEOUT, polling: 250 },
+  );
+  const failed = page.locator('[data-testid=document][data-status=failed]');
+  assert((await failed.count()) === 1, 'the broken PDF failed');
+  await screenshot(page, 'feel-1-library');
+
+  // Filter and sort.
+  await page.fill('[data-testid=library-filter]', 'quokka');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=document]').length === 1);
+  await page.fill('[data-testid=library-filter]', 'no such words');
+  await page.locator('[data-testid=library-no-match]').waitFor();
+  await page.fill('[data-testid=library-filter]', '');
+  await page.selectOption('[data-testid=library-sort]', 'status');
+  const first = await page.locator('[data-testid=document]').first().getAttribute('data-status');
+  assert(first === 'failed', `sorted by status, failures first (${first})`);
+  await page.selectOption('[data-testid=library-sort]', 'title');
+  const titles = await page.locator('[data-testid=document-title]').allTextContents();
+  const sorted = [...titles].sort((a, b) => a.trim().localeCompare(b.trim(), undefined, { numeric: true, sensitivity: 'base' }));
+  assert(JSON.stringify(titles) === JSON.stringify(sorted), `sorted by title (${JSON.stringify(titles)})`);
+
+  // Retry: the file is fixed where it lies, Retry adds it again, and it becomes ready.
+  copyFileSync(fixed, join(inbox, basename(broken)));
+  await failed.locator('[data-testid=document-retry]').click();
+  await page.waitForFunction(
+    (n) => {
+      const docs = [...document.querySelectorAll('[data-testid=document]')];
+      return docs.length === n && docs.every((d) => d.dataset.status === 'ready');
+    },
+    files.length + 1,
+    { timeout: READY_TIMEOUT, polling: 250 },
+  );
+  await page.reload(); // the failed entry is gone from the library itself, not only from the page
+  await page.locator('[data-testid=document]').first().waitFor();
+  assert((await page.locator('[data-testid=document][data-status=failed]').count()) === 0, 'the failed entry was replaced');
+
+  // Ctrl+K focuses the question box from anywhere.
+  await page.click('[data-testid=library-filter]');
+  await page.keyboard.press('Control+k');
+  assert(await page.evaluate(() => document.activeElement?.getAttribute('data-testid') === 'ask-input'), 'Ctrl+K focuses the ask box');
+
+  // Math in an answer (no model: the answer is the passages, with their TeX).
+  const answer = await ask(page, 'quokka energy relation sum, zanzibar anchor');
+  assert((await waitAnswerFinished(page, answer)) === 'done', 'answer finished');
+  const maths = await answer.locator('[data-testid=answer-body] math').count();
+  assert(maths >= 2, `TeX is typeset as MathML (${maths})`);
+  const body = (await answer.locator('[data-testid=answer-body]').textContent()) ?? '';
+  assert(body.includes('$5 or $10'), 'money is not math');
+  await screenshot(page, 'feel-2-math');
+
+  // ] and [ step through the sources in the viewer (outside text fields).
+  await page.locator('[data-testid=chat]').click({ position: { x: 5, y: 5 } });
+  const sources = await answer.locator('[data-testid=source]').count();
+  const current = () => answer.locator('[data-testid=source][aria-current=true]').getAttribute('data-cite');
+  await page.keyboard.press(']');
+  await answer.locator('[data-testid=source][aria-current=true]').waitFor();
+  assert((await current()) === '1', 'first ] opens source 1');
+  if (sources > 1) {
+    await page.keyboard.press(']');
+    await page.waitForFunction(() => document.querySelector('[data-testid=source][aria-current=true]')?.getAttribute('data-cite') === '2');
+    await page.keyboard.press('Alt+ArrowUp');
+    await page.waitForFunction(() => document.querySelector('[data-testid=source][aria-current=true]')?.getAttribute('data-cite') === '1');
+  }
+
+  // Ctrl+N starts a new session; Ctrl+, opens the models panel and Escape closes it.
+  await page.keyboard.press('Control+n');
+  await page.locator('[data-testid=chat-empty]').waitFor();
+  await page.keyboard.press('Control+,');
+  await page.locator('[data-testid=settings]').waitFor();
+  await page.keyboard.press('Escape');
+  await page.locator('[data-testid=settings]').waitFor({ state: 'hidden' });
+  return { maths, sources };
 }

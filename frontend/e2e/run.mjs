@@ -2,14 +2,14 @@
 //
 //   CARREL_BIN   the carrel binary (default ../build/bin/carrel, relative to frontend/)
 //   CHROMIUM     the browser (default /usr/bin/chromium)
-//   E2E_ONLY     run only the named flow (full | no-model | pull | security)
+//   E2E_ONLY     run only the named flow (full | no-model | pull | security | feel)
 //
 // Screenshots go to frontend/test-results/. Ends with "N passed, N failed".
 
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assert, carrelBin, cleanup, closedPort, frontendDir, openBrowser, pdfcpuTestdata, resultsDir, screenshot, startCarrel, startEmptyOllama, startOllama } from './harness.mjs';
-import { fullFlow, noModelFlow, pullFlow, securityFlow } from './flows.mjs';
+import { assert, carrelBin, cleanup, closedPort, frontendDir, tempDir, openBrowser, pdfcpuTestdata, resultsDir, screenshot, startCarrel, startEmptyOllama, startOllama } from './harness.mjs';
+import { feelFlow, fullFlow, noModelFlow, pullFlow, securityFlow } from './flows.mjs';
 import { badInputFlow } from './bad-input.mjs';
 
 const QUESTION = 'What happens on a delicious evening by the pond, when the bullfrogs trump?';
@@ -79,6 +79,33 @@ const tests = [
       const files = ['hostile.md', 'hostile.txt'].map((f) => join(frontendDir, 'e2e', 'fixtures', f));
       try {
         return await ctx.inBrowser((page) => securityFlow({ page, url: carrel.url, files }), carrel);
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'feel',
+    title: 'keyboard shortcuts, math in answers, library filter and sort, retry of a failed document',
+    async run(ctx) {
+      const port = await closedPort();
+      const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
+      const fixtures = join(frontendDir, 'e2e', 'fixtures');
+      const broken = join(tempDir('carrel-e2e-broken-'), 'broken.pdf');
+      writeFileSync(broken, '%PDF-1.7\nthis is not a PDF at all\n');
+      try {
+        return await ctx.inBrowser(
+          (page) =>
+            feelFlow({
+              page,
+              url: carrel.url,
+              files: [join(fixtures, 'physics.md'), join(fixtures, 'hostile.txt')],
+              broken,
+              fixed: pdfcpuTestdata('testWithText.pdf'),
+              inbox: join(carrel.library, 'inbox'),
+            }),
+          carrel,
+        );
       } finally {
         await carrel.stop();
       }

@@ -1,10 +1,10 @@
 // The E2E fixtures full of HTML/JS payloads, through the answer renderer in jsdom.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import hostileMD from '../../e2e/fixtures/hostile.md?raw';
+import hostileTXT from '../../e2e/fixtures/hostile.txt?raw';
 import { describe, expect, it } from 'vitest';
 import { renderAnswer } from './markdown';
 
-const fixture = (name: string) => readFileSync(join(__dirname, '../../e2e/fixtures', name), 'utf8');
+const fixture = (name: string) => (name === 'hostile.md' ? hostileMD : hostileTXT);
 const DANGEROUS = 'script, img, svg, iframe, object, embed, style, link, meta, base, form, input, details, math, body';
 
 describe('hostile documents', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyDocumentEvent, mergeListing, progressView, pruneSelection, summarize } from './library';
+import { applyDocumentEvent, mergeListing, progressView, pruneSelection, summarize, viewDocuments } from './library';
 import { document as parseDocument, documentEvent } from './normalize';
 import type { Document, DocumentEvent } from './types';
 
@@ -103,5 +103,27 @@ describe('normalising backend values', () => {
     expect(pruneSelection(['a', 'b', 'gone'], docs)).toEqual(['a']);
     const same = ['a'];
     expect(pruneSelection(same, docs)).toBe(same);
+  });
+});
+
+describe('viewDocuments', () => {
+  const d = (id: string, title: string, status: Document['status'], added_at: string, path = `/x/${id}.pdf`): Document => ({
+    id, path, title, kind: 'pdf', pages: 1, chunks: 1, bytes: 1, status, error: '', progress: { done: 0, total: 0 }, added_at,
+  });
+  const docs = [
+    d('c', 'Chapter 10', 'ready', '2026-01-03'),
+    d('b', 'chapter 2', 'failed', '2026-01-02'),
+    d('a', '', 'embedding', '2026-01-01', '/x/walden-notes.md'),
+  ];
+  it('keeps the stored order by default and sorts by title (numbers as numbers) or status', () => {
+    expect(viewDocuments(docs, '', 'added').map((x) => x.id)).toEqual(['c', 'b', 'a']);
+    expect(viewDocuments(docs, '', 'title').map((x) => x.id)).toEqual(['b', 'c', 'a']);
+    expect(viewDocuments(docs, '', 'status').map((x) => x.id)).toEqual(['b', 'a', 'c']);
+  });
+  it('filters by every word, in titles and file names, any case', () => {
+    expect(viewDocuments(docs, 'CHAPTER', 'added').map((x) => x.id)).toEqual(['c', 'b']);
+    expect(viewDocuments(docs, 'chapter 10', 'added').map((x) => x.id)).toEqual(['c']);
+    expect(viewDocuments(docs, 'walden', 'added').map((x) => x.id)).toEqual(['a']);
+    expect(viewDocuments(docs, 'nothing', 'added')).toEqual([]);
   });
 });

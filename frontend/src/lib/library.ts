@@ -95,3 +95,26 @@ export function pruneSelection(selected: string[], docs: Document[]): string[] {
   const next = selected.filter((id) => ok.has(id));
   return next.length === selected.length ? selected : next;
 }
+
+export type LibrarySort = 'added' | 'title' | 'status';
+
+const STATUS_RANK: Record<Document['status'], number> = { failed: 0, extracting: 1, embedding: 1, queued: 2, ready: 3 };
+
+/**
+ * What the library pane lists: documents whose title, file name or kind contain every
+ * word of `query` (any case), in the chosen order. Newest first is the stored order.
+ */
+export function viewDocuments(docs: Document[], query: string, sort: LibrarySort): Document[] {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  const out = words.length
+    ? docs.filter((d) => {
+        const hay = `${displayTitle(d)} ${basename(d.path)} ${d.kind}`.toLowerCase();
+        return words.every((w) => hay.includes(w));
+      })
+    : [...docs];
+  const byTitle = (a: Document, b: Document) =>
+    displayTitle(a).localeCompare(displayTitle(b), undefined, { numeric: true, sensitivity: 'base' });
+  if (sort === 'title') out.sort(byTitle);
+  else if (sort === 'status') out.sort((a, b) => STATUS_RANK[a.status] - STATUS_RANK[b.status] || byTitle(a, b));
+  return out;
+}

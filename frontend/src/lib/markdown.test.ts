@@ -127,3 +127,52 @@ describe('sanitising', () => {
     expect(a.getAttribute('rel')).toBe('noopener noreferrer');
   });
 });
+
+describe('math and code', () => {
+  it('renders $…$ and $$…$$ as MathML, with no inline styles', () => {
+    const el = dom(renderAnswer('Energy $E=mc^2$ [1].\n\n$$\\frac{a}{b}$$', [cite(1)]));
+    const maths = el.querySelectorAll('math');
+    expect(maths).toHaveLength(2);
+    expect(maths[0].querySelector('msup')).not.toBeNull();
+    expect(maths[1].getAttribute('display')).toBe('block');
+    expect(maths[1].querySelector('mfrac')).not.toBeNull();
+    expect(el.querySelectorAll('[style]')).toHaveLength(0);
+    expect(el.querySelectorAll('button.cite')).toHaveLength(1);
+  });
+
+  it('accepts \\( \\) and \\[ \\] delimiters', () => {
+    const el = dom(renderAnswer('Inline \\(x_1\\) and\n\n\\[\\sqrt{2}\\]', []));
+    expect(el.querySelectorAll('math')).toHaveLength(2);
+    expect(el.querySelector('msqrt')).not.toBeNull();
+  });
+
+  it('leaves money alone', () => {
+    const el = dom(renderAnswer('It cost $5 and then $10 more.', []));
+    expect(el.querySelectorAll('math')).toHaveLength(0);
+    expect(el.textContent).toContain('$5 and then $10');
+  });
+
+  it('shows TeX it cannot parse as code, and never makes links from it', () => {
+    const bad = dom(renderAnswer('Broken $\\frac{1$ here.', []));
+    expect(bad.querySelector('code.math-error')?.textContent).toBe('$\\frac{1$');
+    const link = dom(renderAnswer('$\\href{javascript:alert(1)}{x}$', []));
+    expect(link.querySelectorAll('a, [href]')).toHaveLength(0);
+  });
+
+  it('highlights fenced code by language with class names only', () => {
+    const el = dom(renderAnswer('```go\nfunc main() { return }\n```\n\n```nosuchlang\n<b>x</b>\n```', []));
+    const [go, other] = [...el.querySelectorAll('pre code')];
+    expect(go.className).toBe('hljs language-go');
+    expect(go.querySelector('.hljs-keyword')?.textContent).toBe('func');
+    expect(other.className).toBe('hljs');
+    expect(other.textContent).toBe('<b>x</b>');
+    expect(el.querySelectorAll('[style], b')).toHaveLength(0);
+  });
+
+  it('drops class names the renderer does not write', () => {
+    const html = renderMarkdown('`x`');
+    expect(html).not.toContain('class=');
+    const el = dom(renderAnswer('$x$', []));
+    for (const n of el.querySelectorAll('[class]')) expect(n.className).toMatch(/^(katex|hljs|math-)/);
+  });
+});

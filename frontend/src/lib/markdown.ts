@@ -5,14 +5,109 @@
 // built with DOM calls (never by string concatenation).
 
 import DOMPurify from 'dompurify';
-import { Marked } from 'marked';
+import hljs from 'highlight.js/lib/core';
+import bash from 'highlight.js/lib/languages/bash';
+import c from 'highlight.js/lib/languages/c';
+import cpp from 'highlight.js/lib/languages/cpp';
+import css from 'highlight.js/lib/languages/css';
+import go from 'highlight.js/lib/languages/go';
+import java from 'highlight.js/lib/languages/java';
+import javascript from 'highlight.js/lib/languages/javascript';
+import json from 'highlight.js/lib/languages/json';
+import python from 'highlight.js/lib/languages/python';
+import rust from 'highlight.js/lib/languages/rust';
+import sql from 'highlight.js/lib/languages/sql';
+import typescript from 'highlight.js/lib/languages/typescript';
+import xml from 'highlight.js/lib/languages/xml';
+import yaml from 'highlight.js/lib/languages/yaml';
+import katex from 'katex';
+import { Marked, type TokenizerAndRendererExtension } from 'marked';
 import type { Citation } from './types';
+
+for (const [name, lang] of Object.entries({ bash, c, cpp, css, go, java, javascript, json, python, rust, sql, typescript, xml, yaml })) {
+  hljs.registerLanguage(name, lang);
+}
+hljs.registerAliases(['sh', 'shell', 'zsh'], { languageName: 'bash' });
+hljs.registerAliases(['js', 'jsx', 'mjs'], { languageName: 'javascript' });
+hljs.registerAliases(['ts', 'tsx'], { languageName: 'typescript' });
+hljs.registerAliases(['py'], { languageName: 'python' });
+hljs.registerAliases(['golang'], { languageName: 'go' });
+hljs.registerAliases(['html', 'svg'], { languageName: 'xml' });
+hljs.registerAliases(['yml'], { languageName: 'yaml' });
+hljs.registerAliases(['rs'], { languageName: 'rust' });
+
+/** Code with a known language, highlighted (class names only: CSP allows no inline style). */
+export function highlightCode(text: string, lang: string): string {
+  const language = (lang ?? '').trim().split(/\s+/)[0].toLowerCase();
+  const known = !!language && !!hljs.getLanguage(language);
+  const body = known ? hljs.highlight(text, { language, ignoreIllegals: true }).value : escapeHTML(text);
+  return `<pre><code class="hljs${known ? ` language-${language}` : ''}">${body}</code></pre>\n`;
+}
+
+/**
+ * TeX → MathML with KaTeX. MathML output needs no inline styles or fonts (the CSP allows
+ * neither); a formula KaTeX cannot parse is shown as its source.
+ */
+export function renderTeX(tex: string, display: boolean): string {
+  try {
+    return katex.renderToString(tex, {
+      output: 'mathml',
+      displayMode: display,
+      throwOnError: true,
+      trust: false,
+      strict: 'ignore',
+      maxSize: 20,
+      maxExpand: 500,
+    });
+  } catch {
+    return `<code class="math-error">${escapeHTML(display ? `$$${tex}$$` : `$${tex}$`)}</code>`;
+  }
+}
+
+// $…$ and \(…\) inline, $$…$$ and \[…\] as blocks. "$5 and $10" is money, not math:
+// the opening $ must be followed and the closing $ preceded by a non-space, and no digit
+// may follow the closing $.
+const INLINE_MATH = [/^\$(?!\s)((?:\\.|[^\\$\n])+?)(?<!\s)\$(?!\d)/, /^\\\(([\s\S]+?)\\\)/];
+const BLOCK_MATH = [/^ {0,3}\$\$([\s\S]+?)\$\$ *(?:\n+|$)/, /^ {0,3}\\\[([\s\S]+?)\\\] *(?:\n+|$)/];
+
+const mathExtensions: TokenizerAndRendererExtension[] = [
+  {
+    name: 'mathBlock',
+    level: 'block',
+    start: (src) => src.match(/\$\$|\\\[/)?.index,
+    tokenizer(src) {
+      for (const re of BLOCK_MATH) {
+        const m = re.exec(src);
+        if (m) return { type: 'mathBlock', raw: m[0], text: m[1].trim() };
+      }
+      return undefined;
+    },
+    renderer: (tok) => `<p class="math-display">${renderTeX(tok.text as string, true)}</p>\n`,
+  },
+  {
+    name: 'mathInline',
+    level: 'inline',
+    start: (src) => src.match(/\$|\\\(/)?.index,
+    tokenizer(src) {
+      for (const re of INLINE_MATH) {
+        const m = re.exec(src);
+        if (m) return { type: 'mathInline', raw: m[0], text: m[1] };
+      }
+      return undefined;
+    },
+    renderer: (tok) => renderTeX(tok.text as string, false),
+  },
+];
 
 const marked = new Marked({
   gfm: true,
   breaks: false,
   async: false,
+  extensions: mathExtensions,
   renderer: {
+    code({ text, lang }) {
+      return highlightCode(text, lang ?? '');
+    },
     // Raw HTML in an answer is displayed, not interpreted.
     html({ text }) {
       return escapeHTML(text);
@@ -32,8 +127,19 @@ const ALLOWED_TAGS = [
   'p', 'br', 'hr', 'strong', 'em', 'b', 'i', 'del', 's', 'code', 'pre', 'blockquote',
   'ul', 'ol', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'a', 'table', 'thead', 'tbody',
   'tr', 'th', 'td', 'sup', 'sub', 'span',
+  // MathML as KaTeX writes it.
+  'math', 'semantics', 'annotation', 'mrow', 'mi', 'mn', 'mo', 'ms', 'mtext', 'mspace', 'msup', 'msub',
+  'msubsup', 'mfrac', 'msqrt', 'mroot', 'mover', 'munder', 'munderover', 'mtable', 'mtr', 'mtd',
+  'mstyle', 'mpadded', 'mphantom', 'menclose', 'merror',
 ];
-const ALLOWED_ATTR = ['href', 'title', 'start', 'align'];
+const ALLOWED_ATTR = ['href', 'title', 'start', 'align', 'class',
+  // MathML presentation attributes (no styles, no links).
+  'display', 'encoding', 'mathvariant', 'stretchy', 'fence', 'separator', 'lspace', 'rspace', 'accent',
+  'accentunder', 'columnalign', 'rowspacing', 'columnspacing', 'width', 'height', 'depth', 'minsize',
+  'maxsize', 'movablelimits', 'scriptlevel', 'displaystyle', 'notation', 'linethickness', 'symmetric', 'largeop',
+];
+/** Class names the renderer itself writes; any other class is dropped. */
+const CLASS_OK = /^(hljs(-[\w-]+)?|language-[\w-]+|katex(-[\w-]+)?|math-(display|error))$/;
 
 let hooked = false;
 function purifier() {
@@ -46,6 +152,12 @@ function purifier() {
         if (!/^(https?:|mailto:)/i.test(href)) node.removeAttribute('href');
         node.setAttribute('rel', 'noopener noreferrer');
         node.setAttribute('target', '_blank');
+      }
+    });
+    DOMPurify.addHook('uponSanitizeAttribute', (_node, data) => {
+      if (data.attrName === 'class') {
+        data.attrValue = data.attrValue.split(/\s+/).filter((c) => CLASS_OK.test(c)).join(' ');
+        if (!data.attrValue) data.keepAttr = false;
       }
     });
   }
@@ -85,7 +197,7 @@ export function basename(path: string): string {
   return path.split(/[\\/]/).filter(Boolean).pop() ?? '';
 }
 
-const SKIP = new Set(['CODE', 'PRE', 'A', 'BUTTON']);
+const SKIP = new Set(['CODE', 'PRE', 'A', 'BUTTON', 'math', 'MATH']);
 
 /**
  * Replaces citation markers in the text nodes of `root` with buttons. Markers whose

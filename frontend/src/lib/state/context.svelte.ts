@@ -2,6 +2,7 @@
 
 import { getContext, setContext } from 'svelte';
 import { closePdf } from '../pdf';
+import type { Action } from '../shortcuts';
 import { ChatState } from './chat.svelte';
 import { LibraryState } from './library.svelte';
 import { ModelsState } from './models.svelte';
@@ -19,6 +20,41 @@ export class AppState {
     this.viewer.forget(id);
     closePdf(id);
   });
+
+  /** Requests for components, by action (a counter: each request increments it). */
+  signals = $state<Partial<Record<Action, number>>>({});
+
+  /** Runs a keyboard shortcut's action. */
+  run = (action: Action): void => {
+    switch (action) {
+      case 'new-session':
+        this.chat.clear();
+        this.signals['focus-ask'] = (this.signals['focus-ask'] ?? 0) + 1;
+        return;
+      case 'next-citation':
+        return this.stepCitation(1);
+      case 'prev-citation':
+        return this.stepCitation(-1);
+      case 'settings':
+        return this.models.open ? this.models.hide() : this.models.show();
+      case 'toggle-viewer':
+        return this.viewer.toggle();
+      default:
+        this.signals[action] = (this.signals[action] ?? 0) + 1;
+    }
+  };
+
+  /** Opens the next (or previous) source of the latest answer that has sources. */
+  stepCitation = (delta: 1 | -1): void => {
+    const turn = [...this.chat.turns].reverse().find((t) => t.citations.length > 0);
+    if (!turn) return;
+    const cs = turn.citations;
+    const t = this.viewer.target;
+    const i = t ? cs.findIndex((c) => c.doc_id === t.docID && c.page === t.page && c.text === t.passage) : -1;
+    const next = i < 0 ? (delta > 0 ? 0 : cs.length - 1) : (i + delta + cs.length) % cs.length;
+    const c = cs[next];
+    this.viewer.showCitation(c, this.library.byId(c.doc_id)?.kind ?? '');
+  };
 
   /** Starts listening to the backend; returns the cleanup (call from an $effect). */
   connect(): () => void {

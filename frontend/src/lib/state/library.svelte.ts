@@ -2,7 +2,7 @@
 // scopes questions, and the ways to add and remove documents.
 
 import * as api from '../api';
-import { applyDocumentEvent, mergeListing, pruneSelection, summarize } from '../library';
+import { applyDocumentEvent, mergeListing, pruneSelection, summarize, viewDocuments, type LibrarySort } from '../library';
 import type { AddResult, Document } from '../types';
 import type { ToastState } from './toasts.svelte';
 
@@ -15,6 +15,11 @@ export class LibraryState {
   adding = $state(false);
 
   summary = $derived(summarize(this.docs));
+
+  /** Filter words and order of the list (remembered across runs). */
+  query = $state('');
+  sort = $state<LibrarySort>(loadSort());
+  visible = $derived(viewDocuments(this.docs, this.query, this.sort));
 
   #loading = 0;
   #touched = new Set<string>();
@@ -34,6 +39,7 @@ export class LibraryState {
     const off = api.on('library:changed', (ev) => {
       if (this.#loading) this.#touched.add(ev.id);
       const had = this.docs.some((d) => d.id === ev.id);
+      this.#replaceRetried(ev.id, ev.path);
       this.docs = applyDocumentEvent(this.docs, ev);
       if (ev.status === 'removed' && had) this.#onRemoved(ev.id);
       this.selected = pruneSelection(this.selected, this.docs);
@@ -113,6 +119,42 @@ export class LibraryState {
     }
   };
 
+  setSort = (sort: LibrarySort): void => {
+    this.sort = sort;
+    try {
+      localStorage.setItem(SORT_KEY, sort);
+    } catch {
+      // Storage may be unavailable; the choice lasts this run.
+    }
+  };
+
+  /** Failed documents being retried, by path → their id. */
+  #retrying = new Map<string, string>();
+
+  /**
+   * A retried file that changed on disk is a new document (new content, new id): the
+   * failed entry it replaces goes, from the library too.
+   */
+  #replaceRetried(id: string, path: string) {
+    const old = this.#retrying.get(path);
+    if (!old || old === id) return;
+    this.#retrying.delete(path);
+    this.docs = this.docs.filter((d) => d.id !== old);
+    if (!old.startsWith('path:')) void api.removeDocument(old).catch(() => {});
+  }
+
+  /** Adds a failed document again from where it was (its file may have been fixed). */
+  retry = async (doc: Document): Promise<void> => {
+    this.#retrying.set(doc.path, doc.id);
+    try {
+      const r = await api.addPaths([doc.path]);
+      if (r.queued === 0) this.toasts.show('Nothing to retry: the file is gone or already in your library.');
+      void this.refresh();
+    } catch (e) {
+      this.toasts.error(e, 'Could not retry');
+    }
+  };
+
   /** Desktop: the native open dialog. Cancelling it is not an error worth a notice. */
   addDialog = async (): Promise<void> => {
     this.adding = true;
@@ -125,4 +167,16 @@ export class LibraryState {
       this.adding = false;
     }
   };
+}
+
+const SORT_KEY = 'carrel.library.sort';
+
+function loadSort(): LibrarySort {
+  try {
+    const v = localStorage.getItem(SORT_KEY);
+    if (v === 'title' || v === 'status' || v === 'added') return v;
+  } catch {
+    // No storage (tests, private mode).
+  }
+  return 'added';
 }
