@@ -80,7 +80,7 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 		a.emit.Emit(EventAnswerDone, map[string]any{"askID": id, "answer": ans.Text, "citations": citations(ans.Citations),
 			"usage": ans.Usage, "model": ans.Model, "mode": ans.Mode, "note": ans.Note, "provider": ans.Provider,
 			"truncated": ans.Truncated, "question": ans.Question, "standalone": ans.Standalone,
-			"session_id": ans.SessionID, "message_id": ans.MessageID, "warning": ans.Warning})
+			"session_id": ans.SessionID, "message_id": ans.MessageID, "warning": ans.Warning, "claims": ans.Claims})
 	}()
 	return id, nil
 }

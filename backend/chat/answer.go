@@ -54,6 +54,10 @@ type Answer struct {
 	MessageID int64  `json:"message_id,omitempty"`
 	// Warning is a one-line notice for the user, such as a budget nearly spent.
 	Warning string `json:"warning,omitempty"`
+	// Claims are the answer's sentences with the passage text supporting each (character
+	// spans for the viewer to highlight); unsupported sentences are marked. Empty when
+	// no model wrote the answer.
+	Claims []Claim `json:"claims"`
 }
 
 // Event is streamed while answering: first Start with the passages, then Tokens.
@@ -86,7 +90,7 @@ func Respond(ctx context.Context, req Request, fn func(Event) error) (*Answer, e
 		if req.Searched > 0 {
 			scope = fmt.Sprintf("your documents (%d searched)", req.Searched)
 		}
-		return &Answer{Mode: ModeNotFound, Model: req.ModelName, Citations: []Passage{},
+		return &Answer{Mode: ModeNotFound, Model: req.ModelName, Citations: []Passage{}, Claims: []Claim{},
 			Text: "Not in " + scope + ": nothing relevant was found for this question."}, nil
 	}
 	if req.Model == nil {
@@ -116,6 +120,7 @@ func Respond(ctx context.Context, req Request, fn func(Event) error) (*Answer, e
 			return fn(Event{Token: d.Text})
 		})
 	ans := &Answer{Text: Ground(text.String(), kept), Citations: kept, Model: req.ModelName, Mode: ModeModel, Provider: req.Model.Name()}
+	ans.Claims = Claims(ans.Text, kept)
 	if usage != nil {
 		ans.Usage = Usage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens, CachedTokens: usage.CachedTokens,
 			DurationMS: usage.Duration.Milliseconds(), TokensPerSec: usage.TokensPerSecond()}
@@ -149,7 +154,7 @@ func passagesAnswer(req Request) *Answer {
 		fmt.Fprintf(&b, "**%s, page %d** — %s [%d]\n\n", p.DocTitle, p.Page, excerpt(p.Text, 400), p.N)
 	}
 	note := "No language model answered: " + req.NoModelReason
-	return &Answer{Text: strings.TrimSpace(b.String()), Citations: req.Passages, Mode: ModePassages, Note: note}
+	return &Answer{Text: strings.TrimSpace(b.String()), Citations: req.Passages, Mode: ModePassages, Note: note, Claims: []Claim{}}
 }
 
 // excerpt shortens s to about n bytes at a word boundary.

@@ -112,3 +112,33 @@ func TestRespondCutShort(t *testing.T) {
 		t.Fatalf("cut-short answer text/usage: %q %+v", ans.Text, ans.Usage)
 	}
 }
+
+// verifies claims on fixed answers with known alignments: each cited sentence gets the
+// character span of the passage sentence that supports it, unsupported sentences are
+// marked, and offsets count characters (not bytes) in both texts.
+func TestClaims(t *testing.T) {
+	ps := []Passage{
+		{N: 1, Text: "Préface. I went to the woods because I wished to live deliberately. Simplify, simplify."},
+		{N: 2, Text: "An IndexFlatIP performs exhaustive inner product search over all stored vectors."},
+	}
+	answer := Ground("Thoreau went to the woods to live deliberately. The moon is made of cheese. Search is exhaustive over stored vectors [2].", ps)
+	claims := Claims(answer, ps)
+	if len(claims) != 3 {
+		t.Fatalf("claims = %+v", claims)
+	}
+	runes := []rune(answer)
+	if got := string(runes[claims[0].Start:claims[0].End]); got != "Thoreau went to the woods to live deliberately [1]." {
+		t.Fatalf("first claim covers %q", got)
+	}
+	sp := claims[0].Spans
+	if !claims[0].Supported || len(sp) != 1 || sp[0].N != 1 || sp[0].Quote != "I went to the woods because I wished to live deliberately." ||
+		string([]rune(ps[0].Text)[sp[0].Start:sp[0].End]) != sp[0].Quote {
+		t.Fatalf("first claim's support: %+v", claims[0])
+	}
+	if claims[1].Supported || len(claims[1].Spans) != 0 || string(runes[claims[1].Start:claims[1].End]) != "The moon is made of cheese." {
+		t.Fatalf("unsupported claim: %+v", claims[1])
+	}
+	if !claims[2].Supported || claims[2].Spans[0].N != 2 || claims[2].Spans[0].Start != 0 {
+		t.Fatalf("model-cited claim: %+v", claims[2])
+	}
+}

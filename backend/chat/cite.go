@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 var (
@@ -147,4 +148,76 @@ func contentWords(s string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// Claim is one sentence of an answer and the support found for it.
+type Claim struct {
+	// Start and End are the sentence's character (rune) offsets in the answer text.
+	Start int `json:"start"`
+	End   int `json:"end"`
+	// Supported is false when no passage supports the sentence (it carries no marker).
+	Supported bool `json:"supported"`
+	// Spans give, for each passage the sentence cites, the text in it that supports the
+	// sentence.
+	Spans []Span `json:"spans"`
+}
+
+// Span is the supporting text of a claim inside a cited passage.
+type Span struct {
+	// N is the passage's number (its [n] marker).
+	N int `json:"n"`
+	// Start and End are character (rune) offsets in the passage's text; Quote is that
+	// text, for the viewer to find and highlight on the page.
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+	Quote string `json:"quote"`
+}
+
+// Claims splits a grounded answer into sentences and finds, for each cited passage, the
+// passage sentence sharing the most content words with the claim (the whole passage when
+// none shares any). Sentences without a marker are returned unsupported. Blank pieces
+// (newlines, stray markers) are left out.
+func Claims(answer string, passages []Passage) []Claim {
+	out := []Claim{}
+	pos := 0
+	for _, s := range splitSentences(answer) {
+		start := pos
+		pos += utf8.RuneCountInString(s)
+		text := strings.TrimSpace(markerRE.ReplaceAllString(s, ""))
+		if len(contentWords(text)) == 0 {
+			continue
+		}
+		lead := utf8.RuneCountInString(s) - utf8.RuneCountInString(strings.TrimLeftFunc(s, unicode.IsSpace))
+		trail := utf8.RuneCountInString(s) - utf8.RuneCountInString(strings.TrimRightFunc(s, unicode.IsSpace))
+		c := Claim{Start: start + lead, End: pos - trail, Spans: []Span{}}
+		for _, n := range Markers(s, len(passages)) {
+			c.Spans = append(c.Spans, supportSpan(text, n, passages[n-1].Text))
+		}
+		c.Supported = len(c.Spans) > 0
+		out = append(out, c)
+	}
+	return out
+}
+
+// supportSpan finds the sentence of passage text that best supports claim.
+func supportSpan(claim string, n int, text string) Span {
+	words := contentWords(claim)
+	best, bestScore, pos := Span{N: n, Start: 0, End: utf8.RuneCountInString(text), Quote: text}, 0, 0
+	for _, s := range splitSentences(text) {
+		start := pos
+		pos += utf8.RuneCountInString(s)
+		score := 0
+		for w := range contentWords(s) {
+			if words[w] {
+				score++
+			}
+		}
+		if score > bestScore {
+			trimmed := strings.TrimSpace(s)
+			lead := utf8.RuneCountInString(s) - utf8.RuneCountInString(strings.TrimLeftFunc(s, unicode.IsSpace))
+			best = Span{N: n, Start: start + lead, End: start + lead + utf8.RuneCountInString(trimmed), Quote: trimmed}
+			bestScore = score
+		}
+	}
+	return best
 }
