@@ -36,6 +36,11 @@ type Result struct {
 	Pages  int    `json:"pages"`
 	Chunks int    `json:"chunks"`
 	Error  string `json:"error"`
+	// OCRPages are the 1-based pages whose text was read by OCR from scanned images.
+	OCRPages []int `json:"ocr_pages,omitempty"`
+	// Warnings are problems that did not stop the ingest ("Pages 3–5 are scanned and
+	// have no text: install tesseract-ocr to read them.").
+	Warnings []string `json:"warnings,omitempty"`
 	// Attachments are the outcomes of a mail's attachments, each ingested as a
 	// document of its own.
 	Attachments []Result `json:"attachments,omitempty"`
@@ -168,9 +173,13 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 	if b, err := json.Marshal(src.Outline); err == nil {
 		doc.Outline = string(b)
 	}
+	res.OCRPages, res.Warnings = src.OCRPages, src.Warnings
 	pieces := chunk.Split(src, chunk.DefaultOptions())
 	if len(pieces) == 0 {
-		return fail("no text found in this document (it may be scanned images; OCR is not available yet)")
+		return fail("no text found in this document")
+	}
+	if err := e.putDocInfo(id, DocInfo{OCRPages: src.OCRPages, Warnings: src.Warnings}); err != nil {
+		return res, err
 	}
 	pages := make([]string, len(src.Pages))
 	for i, p := range src.Pages {
@@ -330,6 +339,7 @@ func (e *Engine) Remove(ctx context.Context, docID string) error {
 	if err := e.lib.DeleteDocument(ctx, docID); err != nil {
 		return err
 	}
+	_ = os.Remove(e.docInfoPath(docID))
 	seqs := make([]int64, len(chunks))
 	for i, c := range chunks {
 		seqs[i] = c.Seq
@@ -483,4 +493,58 @@ func (e *Engine) IngestFiles(ctx context.Context, paths []string, workers int, p
 		firstErr = ctx.Err()
 	}
 	return results, firstErr
+}
+
+// DocInfo is what ingest learned about a document beyond the library's columns, kept in
+// a small JSON file per document (DIR/docinfo/ID.json) beside the library.
+type DocInfo struct {
+	// OCRPages are the 1-based pages whose text was read by OCR (the UI marks them "OCR").
+	OCRPages []int `json:"ocr_pages,omitempty"`
+	// Warnings are problems that did not stop the ingest.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+func (e *Engine) docInfoPath(docID string) string {
+	return filepath.Join(e.cfg.Dir, "docinfo", filepath.Base(docID)+".json")
+}
+
+// putDocInfo saves a document's DocInfo, or removes it when there is nothing to say.
+func (e *Engine) putDocInfo(docID string, info DocInfo) error {
+	p := e.docInfoPath(docID)
+	if len(info.OCRPages) == 0 && len(info.Warnings) == 0 {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("remove document info: %w", err)
+		}
+		return nil
+	}
+	b, err := json.Marshal(info)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("save document info: %w", err)
+	}
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("save document info: %w", err)
+	}
+	return os.Rename(tmp, p)
+}
+
+// DocumentInfo returns what ingest recorded about a document beyond the library's
+// columns: its OCR pages and warnings. A document with nothing recorded gives a zero
+// DocInfo.
+func (e *Engine) DocumentInfo(docID string) (DocInfo, error) {
+	var info DocInfo
+	b, err := os.ReadFile(e.docInfoPath(docID))
+	if errors.Is(err, os.ErrNotExist) {
+		return info, nil
+	}
+	if err != nil {
+		return info, err
+	}
+	if err := json.Unmarshal(b, &info); err != nil {
+		return DocInfo{}, fmt.Errorf("document info %s: %w", docID, err)
+	}
+	return info, nil
 }

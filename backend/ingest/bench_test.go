@@ -39,7 +39,7 @@ func benchCorpus(b *testing.B, inFlight int) {
 			sem <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				doc, err := File(context.Background(), path, nil)
+				doc, err := FileWithOptions(context.Background(), path, noOCR)
 				if err != nil && !errors.Is(err, ErrNoText) {
 					b.Errorf("%s: %v", filepath.Base(path), err)
 					return

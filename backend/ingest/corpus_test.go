@@ -166,7 +166,7 @@ func TestCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			doc, err := File(ctx, path, nil)
+			doc, err := FileWithOptions(ctx, path, noOCR)
 			if want, ok := expectedFailures[name]; ok {
 				if !errors.Is(err, want) {
 					t.Fatalf("got error %v, want kind %v", err, want)

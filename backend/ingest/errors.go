@@ -81,7 +81,13 @@ func (e *Error) Error() string {
 		}
 		return fmt.Sprintf("%s is a .pdf file that is not a PDF: it looks like %s; rename it or export it as PDF", name, looks)
 	case ErrNoText:
-		return fmt.Sprintf("%s has no text layer (scanned pages?); it needs OCR, which Carrel does not offer yet", name)
+		switch {
+		case errors.Is(e.Err, ErrOCRMissing):
+			return fmt.Sprintf("%s has no text layer: its %s", name, ErrOCRMissing)
+		case e.Detail != "":
+			return fmt.Sprintf("%s has no text layer, and %s", name, e.Detail)
+		}
+		return fmt.Sprintf("%s has no text layer and no scanned image to read by OCR: its pages are blank or drawings", name)
 	case ErrUnsupported:
 		if e.Detail != "" {
 			return fmt.Sprintf("%s: %s; %s", name, e.Detail, formats)

@@ -67,6 +67,10 @@ type Document struct {
 	// documents of their own (the mail's text does not include them).
 	// Only mails have them.
 	Attachments []Attachment
+	// OCRPages lists the 1-based pages whose text was read by OCR from a
+	// scanned image (PDF pages without a text layer); their text may hold
+	// recognition errors, and the viewer has no text layer to highlight in.
+	OCRPages []int
 	// Warnings lists problems that did not stop ingestion, such as a page
 	// whose text could not be read. Each is a short sentence.
 	Warnings []string
@@ -111,6 +115,9 @@ type Options struct {
 	Password string
 	// Progress, if not nil, is told about extracted pages.
 	Progress Progress
+	// OCR tunes the reading of scanned PDF pages; the zero value reads
+	// them when Tesseract is installed.
+	OCR OCROptions
 }
 
 // File reads the file at path and returns its text and metadata. The kind of

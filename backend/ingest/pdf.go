@@ -206,6 +206,14 @@ func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) erro
 		}
 	}
 
+	ocr, err := ocrScanned(ctx, eng, data, opts.Password, res.pages[:min(len(res.pages), st.pages)], opts.OCR)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		ocr = &ocrResult{warnings: []string{"Scanned pages could not be looked for (" + shortError(err) + ")."}}
+	}
+
 	doc.Pages = make([]Page, st.pages)
 	for i := range doc.Pages {
 		doc.Pages[i].Number = i + 1
@@ -213,8 +221,12 @@ func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) erro
 			doc.Pages[i].Text = res.pages[i]
 		}
 	}
+	for _, i := range ocr.pages {
+		doc.OCRPages = append(doc.OCRPages, i+1)
+	}
 	dehyphenate(doc.Pages)
 	doc.Warnings = append(st.warnings, res.warnings...)
+	doc.Warnings = append(doc.Warnings, ocr.warnings...)
 	doc.Outline = fixOutline(st.outline, st.pages)
 	doc.Author = cleanLine(st.author)
 	doc.Title = chooseTitle(st.title, doc.Pages, path)
@@ -223,6 +235,14 @@ func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) erro
 		if p.Text != "" {
 			return nil
 		}
+	}
+	switch {
+	case ocr.missing:
+		return newError(ErrNoText, path, "", ErrOCRMissing)
+	case ocr.off:
+		return newError(ErrNoText, path, "OCR is switched off", nil)
+	case ocr.scanned > 0:
+		return newError(ErrNoText, path, "OCR found no text on its scanned pages", nil)
 	}
 	return newError(ErrNoText, path, "", nil)
 }

@@ -74,7 +74,10 @@ func run(anchor, python, corpus string, workers int, verbose bool) error {
 		return fmt.Errorf("no PDFs under %s", corpus)
 	}
 
-	// Carrel, through the engine the CLI and the app drive.
+	// Carrel, through the engine the CLI and the app drive. OCR is off: the anchors
+	// read text layers only, and the corpus's 40-odd scanned pages would be timed
+	// against Tesseract, not against PyMuPDF.
+	os.Setenv("CARREL_OCR", "off")
 	eng, err := engine.Open(engine.Config{Dir: lib, OllamaHost: "127.0.0.1:9"})
 	if err != nil {
 		return err

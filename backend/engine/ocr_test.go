@@ -1,0 +1,45 @@
+package engine
+
+import (
+	"context"
+	"os/exec"
+	"testing"
+
+	"github.com/carrel-app/carrel/internal/testcorpus"
+)
+
+// verifies a scanned PDF is ingested through OCR, its OCR pages reported in the Result
+// and kept in the document's info, searchable by a word only the scan holds; and that
+// removing the document removes its info.
+func TestIngestScannedPDF(t *testing.T) {
+	if _, err := exec.LookPath("tesseract"); err != nil {
+		t.Skip("tesseract is not installed (apt install tesseract-ocr)")
+	}
+	ctx := context.Background()
+	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	res, err := eng.IngestFile(ctx, testcorpus.File(t, "Wonderwall.pdf"), nil)
+	if err != nil || res.Status != Inserted {
+		t.Fatalf("ingest: %+v %v", res, err)
+	}
+	if len(res.OCRPages) < 4 || res.OCRPages[0] != 1 {
+		t.Errorf("OCRPages = %v", res.OCRPages)
+	}
+	info, err := eng.DocumentInfo(res.DocID)
+	if err != nil || len(info.OCRPages) != len(res.OCRPages) {
+		t.Errorf("DocumentInfo = %+v, %v", info, err)
+	}
+	hits, err := eng.lex.Search("Gallagher", 5, nil)
+	if err != nil || len(hits) == 0 {
+		t.Errorf("no lexical hit for a word of the scan: %v %v", hits, err)
+	}
+	if err := eng.Remove(ctx, res.DocID); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := eng.DocumentInfo(res.DocID); len(info.OCRPages) != 0 {
+		t.Errorf("info left after Remove: %+v", info)
+	}
+}
