@@ -58,6 +58,10 @@ type Answer struct {
 	// spans for the viewer to highlight); unsupported sentences are marked. Empty when
 	// no model wrote the answer.
 	Claims []Claim `json:"claims"`
+	// PromptBytes is the length of the prompt sent; UsageEstimated is set when the server
+	// reported no usage and Usage is an estimate (not to calibrate with).
+	PromptBytes    int  `json:"-"`
+	UsageEstimated bool `json:"-"`
 }
 
 // Event is streamed while answering: first Start with the passages, then Tokens.
@@ -80,6 +84,9 @@ type Request struct {
 	Searched      int // number of documents searched, for the "not found" message
 	// KeepAlive is how long a local model stays loaded after answering (see llm.ChatRequest).
 	KeepAlive time.Duration
+	// Tokens estimates token counts for the budget; 0 is the default ratio. Calibrate it
+	// per model with the answer's PromptBytes and Usage.PromptTokens.
+	Tokens Estimator
 }
 
 // Respond produces the answer for req, streaming events to fn. When the model fails
@@ -107,7 +114,7 @@ func Respond(ctx context.Context, req Request, fn func(Event) error) (*Answer, e
 	if maxTokens <= 0 {
 		maxTokens = 1024
 	}
-	msgs, kept := Messages(req.Question, req.Passages, numCtx-maxTokens)
+	msgs, kept := MessagesEstimated(req.Question, req.Passages, numCtx-maxTokens, req.Tokens)
 	if err := fn(Event{IsStart: true, Start: kept}); err != nil {
 		return nil, err
 	}
@@ -121,12 +128,16 @@ func Respond(ctx context.Context, req Request, fn func(Event) error) (*Answer, e
 		})
 	ans := &Answer{Text: Ground(text.String(), kept), Citations: kept, Model: req.ModelName, Mode: ModeModel, Provider: req.Model.Name()}
 	ans.Claims = Claims(ans.Text, kept)
+	for _, m := range msgs {
+		ans.PromptBytes += len(m.Content)
+	}
 	if usage != nil {
 		ans.Usage = Usage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens, CachedTokens: usage.CachedTokens,
 			DurationMS: usage.Duration.Milliseconds(), TokensPerSec: usage.TokensPerSecond()}
 	} else {
 		// No final usage report: estimate, so the meter never shows a free answer.
-		ans.Usage = Usage{PromptTokens: EstimateTokens(msgs[0].Content + msgs[1].Content), CompletionTokens: deltas}
+		ans.Usage = Usage{PromptTokens: req.Tokens.Tokens(msgs[0].Content + msgs[1].Content), CompletionTokens: deltas}
+		ans.UsageEstimated = true
 	}
 	if errors.Is(err, llm.ErrTruncated) && text.Len() > 0 && ctx.Err() == nil {
 		// Ollama ends a stream without its final message when the model loops (its

@@ -142,3 +142,25 @@ func TestClaims(t *testing.T) {
 		t.Fatalf("model-cited claim: %+v", claims[2])
 	}
 }
+
+// verifies calibration keeps the most cautious ratio, with a margin, never above the
+// default, and that estimates follow it.
+func TestCalibrate(t *testing.T) {
+	e := Calibrate(0, 4000, 1000) // 4 bytes/token observed: the default 3 stays
+	if e != DefaultCharsPerToken {
+		t.Fatalf("Calibrate(4 B/token) = %v", e)
+	}
+	e = Calibrate(e, 1000, 1000) // 1 byte/token: 0.9 with the margin
+	if e != 0.9 {
+		t.Fatalf("Calibrate(1 B/token) = %v", e)
+	}
+	if e2 := Calibrate(e, 3000, 1000); e2 != e {
+		t.Fatalf("a cached (undercounted) prompt raised the ratio: %v", e2)
+	}
+	if n := e.Tokens(strings.Repeat("x", 900)); n != 1001 {
+		t.Fatalf("Tokens at 0.9 B/token = %d", n)
+	}
+	if Estimator(0).Tokens("abc") != EstimateTokens("abc") {
+		t.Fatal("the zero estimator differs from EstimateTokens")
+	}
+}

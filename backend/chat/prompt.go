@@ -3,6 +3,7 @@
 package chat
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -34,15 +35,51 @@ const charsPerToken = 3
 // EstimateTokens estimates the tokens a text takes, erring high.
 func EstimateTokens(s string) int { return len(s)/charsPerToken + 1 }
 
+// DefaultCharsPerToken is the bytes-per-token ratio assumed until a model's own is known.
+const DefaultCharsPerToken = charsPerToken
+
+// Estimator estimates token counts at a bytes-per-token ratio, calibrated per model from
+// the prompt token counts the server reports (see [Calibrate]); 0 means the default.
+type Estimator float64
+
+// Tokens estimates the tokens s takes.
+func (e Estimator) Tokens(s string) int {
+	r := float64(e)
+	if r <= 0 || r > charsPerToken {
+		r = charsPerToken
+	}
+	return int(float64(len(s))/r) + 1
+}
+
+// Calibrate returns the ratio to use after a prompt of promptBytes was counted as
+// promptTokens by the server: the smaller (more cautious) of old and the observed one,
+// with a 10% margin, never above the default. Prompt caching lowers a server's count,
+// which only raises the observed ratio, so taking the minimum keeps estimates high.
+func Calibrate(old Estimator, promptBytes, promptTokens int) Estimator {
+	if promptTokens <= 0 || promptBytes <= 0 {
+		return old
+	}
+	obs := 0.9 * float64(promptBytes) / float64(promptTokens)
+	if old > 0 && float64(old) < obs {
+		return old
+	}
+	return Estimator(min(obs, charsPerToken))
+}
+
 // Messages builds the chat messages for a question over passages, keeping only as many
 // passages (best first) as fit in budget tokens. It returns the passages kept.
 func Messages(question string, passages []Passage, budget int) ([]llm.Message, []Passage) {
-	used := EstimateTokens(systemPrompt) + EstimateTokens(question) + 32
+	return MessagesEstimated(question, passages, budget, 0)
+}
+
+// MessagesEstimated is [Messages] with token counts estimated by est.
+func MessagesEstimated(question string, passages []Passage, budget int, est Estimator) ([]llm.Message, []Passage) {
+	used := est.Tokens(systemPrompt) + est.Tokens(question) + 32
 	var b strings.Builder
 	kept := passages[:0:0]
 	for _, p := range passages {
 		block := formatPassage(p)
-		if t := EstimateTokens(block); used+t > budget && len(kept) > 0 {
+		if t := est.Tokens(block); used+t > budget && len(kept) > 0 {
 			break
 		} else {
 			used += t
@@ -60,4 +97,28 @@ func formatPassage(p Passage) string {
 		head += ", section " + fmt.Sprintf("%q", p.Section)
 	}
 	return head + "\n" + strings.TrimSpace(p.Text) + "\n\n"
+}
+
+// Probe measures a model's bytes per token before its first answer: it sends the start
+// of the prompt the answer will use (system prompt and the first passage) with a
+// one-token answer and calibrates from the prompt token count the server reports. The
+// answer's prompt then begins the same way, so a server with a prompt cache (Ollama)
+// does not evaluate that part twice. It returns 0 (the default ratio) when the server
+// reports no count.
+func Probe(ctx context.Context, model llm.Provider, base llm.ChatRequest, question string, passages []Passage) Estimator {
+	if model == nil || len(passages) == 0 {
+		return 0
+	}
+	msgs, _ := MessagesEstimated(question, passages[:1], 1<<30, 0)
+	req := base
+	req.Messages, req.MaxTokens = msgs, 1
+	u, err := model.Chat(ctx, req, nil)
+	if err != nil || u == nil || u.PromptTokens <= 0 {
+		return 0
+	}
+	n := 0
+	for _, m := range msgs {
+		n += len(m.Content)
+	}
+	return Calibrate(0, n, u.PromptTokens)
 }

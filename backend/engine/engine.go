@@ -41,6 +41,10 @@ type Engine struct {
 	status   Status
 	statusAt time.Time
 	numCtx   map[string]int
+
+	// calib holds each local model's token estimator (chat.Estimator), calibrated from
+	// the prompt token counts Ollama reports.
+	calib sync.Map
 }
 
 // Open opens the library in cfg.Dir, creating it if needed, and finishes or rolls back

@@ -22,7 +22,7 @@ func (e *Engine) answerModel(ctx context.Context, st Status, overrideBudget bool
 		if !st.chatOK {
 			return answerModel{reason: st.Reason + " " + st.Fix}, nil
 		}
-		return answerModel{provider: e.ollama, name: model, numCtx: e.contextLength(ctx, model)}, nil
+		return answerModel{provider: e.ollama, name: model, numCtx: e.contextLength(ctx, model), tokens: e.estimator(model)}, nil
 	}
 	key, _, err := llm.APIKey(provider)
 	if err != nil {

@@ -169,6 +169,7 @@ type answerModel struct {
 	reason   string // why there is no model
 	price    *llm.Price
 	warning  string
+	tokens   chat.Estimator // token estimates for the prompt budget
 }
 
 // answer retrieves passages for question within docIDs and streams the answer from m.
@@ -187,12 +188,33 @@ func (e *Engine) answer(ctx context.Context, st Status, m answerModel, question 
 	if searched == 0 {
 		searched = st.Documents
 	}
+	if m.provider != nil && m.provider == e.ollama && m.tokens == 0 && len(passages) > 0 {
+		// First answer with this model: measure its tokenizer before budgeting the prompt.
+		m.tokens = chat.Probe(ctx, m.provider, llm.ChatRequest{Model: m.name, NumCtx: m.numCtx, KeepAlive: e.keepAlive()}, question, passages)
+		if m.tokens > 0 {
+			e.calib.Store(m.name, m.tokens)
+		}
+	}
 	req := chat.Request{Question: question, Passages: passages, Searched: searched, MaxTokens: cfg.MaxTokens,
-		Model: m.provider, ModelName: m.name, NumCtx: m.numCtx, NoModelReason: m.reason, KeepAlive: e.keepAlive()}
+		Model: m.provider, ModelName: m.name, NumCtx: m.numCtx, NoModelReason: m.reason, KeepAlive: e.keepAlive(), Tokens: m.tokens}
 	if fn == nil {
 		fn = func(AskEvent) error { return nil }
 	}
-	return chat.Respond(ctx, req, fn)
+	ans, err := chat.Respond(ctx, req, fn)
+	// A count at the window's edge may be a truncated prompt's: it says nothing then.
+	if ans != nil && m.provider != nil && m.provider == e.ollama && !ans.UsageEstimated && ans.Usage.PromptTokens > 0 &&
+		ans.Usage.PromptTokens+cfg.MaxTokens < m.numCtx {
+		e.calib.Store(m.name, chat.Calibrate(m.tokens, ans.PromptBytes, ans.Usage.PromptTokens))
+	}
+	return ans, err
+}
+
+// estimator is the token estimator calibrated for a local model so far (0: default).
+func (e *Engine) estimator(model string) chat.Estimator {
+	if v, ok := e.calib.Load(model); ok {
+		return v.(chat.Estimator)
+	}
+	return 0
 }
 
 // keepAlive is how long Ollama keeps the chat model loaded after an answer: long enough

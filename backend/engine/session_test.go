@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -219,5 +220,58 @@ func TestMissingModel(t *testing.T) {
 	_, err = eng.ollama.Chat(ctx, llm.ChatRequest{Model: "nosuch:1b", Messages: []llm.Message{{Role: "user", Content: "hi"}}}, nil)
 	if !errors.Is(err, llm.ErrModelNotFound) || !strings.Contains(err.Error(), "ollama pull nosuch:1b") {
 		t.Fatalf("chat with a missing model: %v", err)
+	}
+}
+
+// verifies the prompt budget is calibrated against Ollama's own token counts: the tiny
+// model's byte-level tokenizer takes far more tokens than the default estimate, so a
+// probe before the first answer measures it, and every prompt then fits the context
+// window (no silent truncation), its estimate erring high against prompt_eval_count.
+func TestTokenCalibration(t *testing.T) {
+	srv := testollama.Start(t)
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("# Walden\n\n")
+	for i := range 14 {
+		fmt.Fprintf(&b, "Part %d. Thoreau planted beans in the field by the pond and kept an account of every expense, "+
+			"noting the price of seed, the hours of hoeing, the visits of woodchucks and the weather over the summer; "+
+			"he wrote that the beans attached him to the earth and that he came to love his rows. ", i+1)
+		b.WriteString(strings.Repeat("The pond was clear and deep, and the woods around it were quiet. ", 5) + "\n\n")
+	}
+	note := filepath.Join(dir, "beans.md")
+	os.WriteFile(note, []byte(b.String()), 0o644)
+	const maxTokens = 16
+	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+		EmbedModel: srv.EmbedModel, MaxTokens: maxTokens, TopK: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx := context.Background()
+	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
+		t.Fatal(err)
+	}
+	first, err := eng.Ask(ctx, "What did Thoreau plant by the pond?", nil, nil)
+	if err != nil || first.Mode != "model" || first.UsageEstimated {
+		t.Fatalf("first answer: %+v %v", first, err)
+	}
+	est := eng.estimator(srv.ChatModel)
+	if est <= 0 || float64(est) >= 2 {
+		t.Fatalf("estimator after one answer = %v bytes/token (prompt %d bytes, %d tokens)", est, first.PromptBytes, first.Usage.PromptTokens)
+	}
+	numCtx := eng.contextLength(ctx, srv.ChatModel)
+	if first.Usage.PromptTokens+maxTokens > numCtx {
+		t.Fatalf("first prompt overflowed: %d tokens in a window of %d", first.Usage.PromptTokens, numCtx)
+	}
+	second, err := eng.Ask(ctx, "How did Thoreau keep an account of the beans?", nil, nil)
+	if err != nil || second.UsageEstimated {
+		t.Fatalf("second answer: %+v %v", second, err)
+	}
+	estimated := int(float64(second.PromptBytes)/float64(eng.estimator(srv.ChatModel))) + 1
+	if estimated < second.Usage.PromptTokens || second.Usage.PromptTokens+maxTokens > numCtx {
+		t.Fatalf("prompt: estimated %d tokens, Ollama counted %d, window %d", estimated, second.Usage.PromptTokens, numCtx)
+	}
+	if len(second.Citations) == 0 || len(second.Citations) >= 8 {
+		t.Fatalf("kept %d passages: the budget did not trim", len(second.Citations))
 	}
 }
