@@ -35,16 +35,16 @@ const PageSeparator = "\n"
 // Options tune [Split]. Sizes count characters (runes), not bytes.
 type Options struct {
 	// Target is the preferred chunk size.
-	Target int
+	Target int `json:"target"`
 	// Min is the smallest chunk cut from a longer text. A document, or the
 	// last chunk of one, may be shorter.
-	Min int
+	Min int `json:"min"`
 	// Max is the largest chunk; a text with no white space for Max
 	// characters is cut there.
-	Max int
+	Max int `json:"max"`
 	// Overlap is the fraction of a chunk that the next chunk repeats when
 	// the cut between them falls inside a paragraph (0 to 0.5).
-	Overlap float64
+	Overlap float64 `json:"overlap"`
 }
 
 // DefaultOptions suit passages for a small embedding model and a prompt of

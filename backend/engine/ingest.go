@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -36,6 +37,9 @@ type Result struct {
 	Pages  int    `json:"pages"`
 	Chunks int    `json:"chunks"`
 	Error  string `json:"error"`
+	// DocType is what kind of writing the document is ("paper", "textbook",
+	// "documentation", "code", "mail", "general"); chunk sizes follow it.
+	DocType string `json:"doc_type,omitempty"`
 	// OCRPages are the 1-based pages whose text was read by OCR from scanned images.
 	OCRPages []int `json:"ocr_pages,omitempty"`
 	// Warnings are problems that did not stop the ingest ("Pages 3–5 are scanned and
@@ -173,12 +177,12 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 	if b, err := json.Marshal(src.Outline); err == nil {
 		doc.Outline = string(b)
 	}
-	res.OCRPages, res.Warnings = src.OCRPages, src.Warnings
-	pieces := chunk.Split(src, chunk.DefaultOptions())
+	res.DocType, res.OCRPages, res.Warnings = src.DocType, src.OCRPages, src.Warnings
+	pieces := chunk.Split(src, e.chunkProfiles().For(src.DocType))
 	if len(pieces) == 0 {
 		return fail("no text found in this document")
 	}
-	if err := e.putDocInfo(id, DocInfo{OCRPages: src.OCRPages, Warnings: src.Warnings}); err != nil {
+	if err := e.putDocInfo(id, DocInfo{DocType: src.DocType, OCRPages: src.OCRPages, Warnings: src.Warnings}); err != nil {
 		return res, err
 	}
 	pages := make([]string, len(src.Pages))
@@ -498,6 +502,8 @@ func (e *Engine) IngestFiles(ctx context.Context, paths []string, workers int, p
 // DocInfo is what ingest learned about a document beyond the library's columns, kept in
 // a small JSON file per document (DIR/docinfo/ID.json) beside the library.
 type DocInfo struct {
+	// DocType is what kind of writing the document is (see Result.DocType).
+	DocType string `json:"doc_type,omitempty"`
 	// OCRPages are the 1-based pages whose text was read by OCR (the UI marks them "OCR").
 	OCRPages []int `json:"ocr_pages,omitempty"`
 	// Warnings are problems that did not stop the ingest.
@@ -511,7 +517,7 @@ func (e *Engine) docInfoPath(docID string) string {
 // putDocInfo saves a document's DocInfo, or removes it when there is nothing to say.
 func (e *Engine) putDocInfo(docID string, info DocInfo) error {
 	p := e.docInfoPath(docID)
-	if len(info.OCRPages) == 0 && len(info.Warnings) == 0 {
+	if info.DocType == "" && len(info.OCRPages) == 0 && len(info.Warnings) == 0 {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("remove document info: %w", err)
 		}
@@ -547,4 +553,14 @@ func (e *Engine) DocumentInfo(docID string) (DocInfo, error) {
 		return DocInfo{}, fmt.Errorf("document info %s: %w", docID, err)
 	}
 	return info, nil
+}
+
+// chunkProfiles returns the chunk sizes per document type: the defaults, overridden by
+// DIR/chunking.json when there is one (a broken file is reported and ignored).
+func (e *Engine) chunkProfiles() chunk.Profiles {
+	p, err := chunk.LoadProfiles(filepath.Join(e.cfg.Dir, chunk.ProfilesFile))
+	if err != nil {
+		slog.Warn("engine: chunk sizes from the defaults", "err", err)
+	}
+	return p
 }

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/carrel-app/carrel/internal/testcorpus"
@@ -41,5 +43,38 @@ func TestIngestScannedPDF(t *testing.T) {
 	}
 	if info, _ := eng.DocumentInfo(res.DocID); len(info.OCRPages) != 0 {
 		t.Errorf("info left after Remove: %+v", info)
+	}
+}
+
+// verifies a document's type reaches the Result and its info, and that chunking.json in
+// the library folder changes the passage sizes of documents ingested afterwards.
+func TestIngestDocTypeAndChunkSizes(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	eng, err := Open(Config{Dir: dir, OllamaHost: "127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	paper := testcorpus.File(t, "schmager_plateau10.pdf")
+	res, err := eng.IngestFile(ctx, paper, nil)
+	if err != nil || res.Status != Inserted || res.DocType != "paper" {
+		t.Fatalf("ingest: %+v %v", res, err)
+	}
+	if info, err := eng.DocumentInfo(res.DocID); err != nil || info.DocType != "paper" {
+		t.Errorf("DocumentInfo = %+v, %v", info, err)
+	}
+	if err := eng.Remove(ctx, res.DocID); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "chunking.json"), []byte(`{"paper": {"target": 600, "min": 150, "max": 800}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	small, err := eng.IngestFile(ctx, paper, nil)
+	if err != nil || small.Status != Inserted {
+		t.Fatalf("re-ingest: %+v %v", small, err)
+	}
+	if small.Chunks <= res.Chunks*3/2 {
+		t.Errorf("%d chunks with target 600, %d with the paper default 1200", small.Chunks, res.Chunks)
 	}
 }

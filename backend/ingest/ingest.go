@@ -67,6 +67,10 @@ type Document struct {
 	// documents of their own (the mail's text does not include them).
 	// Only mails have them.
 	Attachments []Attachment
+	// DocType is what kind of writing the document is, one of [DocTypes]
+	// ("paper", "textbook", "documentation", "code", "mail", "general"),
+	// found by [DetectType]; chunk sizes follow it.
+	DocType string
 	// OCRPages lists the 1-based pages whose text was read by OCR from a
 	// scanned image (PDF pages without a text layer); their text may hold
 	// recognition errors, and the viewer has no text layer to highlight in.
@@ -210,10 +214,12 @@ func FileWithOptions(ctx context.Context, path string, opts Options) (doc *Docum
 	if err != nil {
 		var ie *Error
 		if errors.As(err, &ie) && ie.Kind == ErrNoText {
+			doc.DocType = TypeGeneral
 			return doc, err
 		}
 		return nil, err
 	}
+	doc.DocType = DetectType(doc)
 	if doc.Kind != KindPDF && doc.Kind != KindText && opts.Progress != nil {
 		opts.Progress(len(doc.Pages), len(doc.Pages))
 	}

@@ -1,0 +1,356 @@
+package ingest
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Document types, set in [Document.DocType] by [DetectType]: what kind of
+// writing a document is, whatever its file format. Chunking is tuned per
+// type (see package chunk).
+const (
+	TypePaper    = "paper"         // research paper, thesis chapter, preprint
+	TypeTextbook = "textbook"      // book with chapters and exercises
+	TypeDocs     = "documentation" // manuals, API references, specifications, standards
+	TypeCode     = "code"          // source code
+	TypeMail     = "mail"          // e-mail
+	TypeGeneral  = "general"       // anything else: essays, literature, notes, articles
+)
+
+// DocTypes lists the document types, most specific first.
+var DocTypes = []string{TypePaper, TypeTextbook, TypeDocs, TypeCode, TypeMail, TypeGeneral}
+
+// detectSample bounds how much text detection reads: the head of the
+// document (title page, abstract, contents) and its tail (references,
+// index).
+const (
+	detectHead = 300_000
+	detectTail = 100_000
+)
+
+var (
+	reDOI       = regexp.MustCompile(`(?i)\b(?:doi:\s*|doi\.org/)?10\.\d{4,9}/[-._;()/:a-z0-9]+`)
+	reArXiv     = regexp.MustCompile(`(?i)\barxiv:\s*\d{4}\.\d{4,5}`)
+	reISBN      = regexp.MustCompile(`(?i)\bISBN(?:-1[03])?:?\s*[0-9][-0-9 ]{8,16}[0-9x]\b`)
+	reNumCite   = regexp.MustCompile(`\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]`)
+	reAuthCite  = regexp.MustCompile(`\(\p{Lu}[\p{L}-]+(?: et al\.| and \p{Lu}[\p{L}-]+)?,? (?:19|20)\d\d[a-z]?\)|\bet al\.`)
+	reChapter   = regexp.MustCompile(`(?i)^(?:chapter|kapitel|chapitre|capítulo)\s+(?:\d+|[ivxlc]+|one|two|three|four|five|six|seven|eight|nine|ten)\b`)
+	reExercise  = regexp.MustCompile(`(?i)^(?:exercises?|problems|review questions|self-test|practice problems|questions for review)\b`)
+	reExNum     = regexp.MustCompile(`(?i)^(?:exercise|problem)\s+\d+(?:\.\d+)*\s*[:.)]`)
+	reNumOnly   = regexp.MustCompile(`^\d{1,5}$`)
+	reDocsTitle = regexp.MustCompile(`(?i)\b(?:specification|reference|manual|guide|documentation|handbook|api|sdk|standard|recommendation|tutorial|how-?to|readme)\b`)
+	reCamel     = regexp.MustCompile(`\b[a-z]+[A-Z][A-Za-z0-9]*\b`)
+	reSnake     = regexp.MustCompile(`\b[a-z][a-z0-9]*_[a-z0-9_]+\b`)
+	reCall      = regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_.]*\([^()\s]{0,30}\)`)
+	reMailHead  = regexp.MustCompile(`(?i)^(?:from|to|cc|date|subject|sent|reply-to|message-id):\s+\S`)
+	reLineNum   = regexp.MustCompile(`^\d{1,5}\s+`)
+	reCodeStart = regexp.MustCompile(`^(?:func|def|class|import|package|return|public|private|protected|static|var|let|const|fn|impl|struct|#include|#define|if\s*\(|for\s*\(|while\s*\(|switch\s*\(|try\s*\{|@\w+)\b`)
+)
+
+// docsHeadings are section titles typical of manuals, references and
+// specifications.
+var docsHeadings = map[string]bool{
+	"installation": true, "install": true, "usage": true, "parameters": true, "returns": true,
+	"return value": true, "example": true, "examples": true, "api": true, "api reference": true,
+	"configuration": true, "syntax": true, "options": true, "arguments": true, "scope": true,
+	"normative references": true, "definitions": true, "terms and definitions": true,
+	"requirements": true, "getting started": true, "quick start": true, "quickstart": true,
+	"troubleshooting": true, "description": true, "synopsis": true, "see also": true,
+	"prerequisites": true, "changelog": true, "release notes": true, "annex a": true,
+	"appendix a": true, "limitations": true, "compatibility": true, "conformance": true,
+}
+
+// imradHeadings are the section titles of a research article.
+var imradHeadings = map[string]bool{
+	"introduction": true, "methods": true, "materials and methods": true, "methodology": true,
+	"results": true, "discussion": true, "conclusion": true, "conclusions": true, "related work": true,
+	"evaluation": true, "experiments": true, "background": true, "acknowledgements": true,
+	"acknowledgments": true, "summary": true, "future work": true,
+}
+
+// features are the cues detection weighs.
+type features struct {
+	pages, lines, words                                       int
+	abstract, references, keywords, doi, arxiv, isbn, preface bool
+	citations, chapters, exercises                            int
+	codeLines, fences, identifiers, docsHeads, shall          int
+	mailHeads, imrad                                          int
+	headings                                                  int
+}
+
+// DetectType tells what kind of writing doc is: one of [DocTypes]. It
+// weighs cues in the text (an Abstract, a DOI, a References section,
+// citations; "Chapter N" and exercises; code, identifiers and manual-style
+// headings; mail headers) together with the file's kind and length.
+func DetectType(doc *Document) string {
+	if doc == nil {
+		return TypeGeneral
+	}
+	switch doc.Kind {
+	case KindCode:
+		return TypeCode
+	case KindEmail:
+		return TypeMail
+	}
+	f := extractFeatures(doc)
+	if f.lines == 0 {
+		return TypeGeneral
+	}
+	if f.mailHeads >= 3 {
+		return TypeMail
+	}
+	if f.codeLines*5 >= f.lines*2 && f.lines >= 10 {
+		return TypeCode // a printed or pasted source file
+	}
+	perK := func(n int) float64 { return float64(n) * 1000 / float64(max(f.words, 1)) }
+
+	paper := 0
+	if f.abstract {
+		paper += 3
+	}
+	if f.references {
+		paper += 3
+	}
+	if f.doi || f.arxiv {
+		paper += 2
+	}
+	if f.keywords {
+		paper++
+	}
+	if f.imrad >= 3 {
+		paper += 2
+	}
+	if f.citations >= 5 && perK(f.citations) >= 1 {
+		paper += 2
+	}
+	switch {
+	case f.pages > 150:
+		paper -= 4
+	case f.pages > 60:
+		paper -= 2
+	}
+
+	book := 0
+	switch {
+	case f.chapters >= 3:
+		book += 3
+	case f.chapters >= 1:
+		book++
+	}
+	switch {
+	case f.exercises >= 3:
+		book += 3
+	case f.exercises >= 1:
+		book++
+	}
+	if f.isbn || f.preface {
+		book++
+	}
+	switch {
+	case f.pages >= 80:
+		book += 2
+	case f.pages < 20 && doc.Kind == KindPDF:
+		book -= 3
+	}
+
+	docs := 0
+	if f.fences >= 2 {
+		docs += 2
+	}
+	if codeShare := float64(f.codeLines) / float64(f.lines); codeShare >= 0.04 {
+		docs += 2
+	} else if codeShare >= 0.015 {
+		docs++
+	}
+	if perK(f.identifiers) >= 8 {
+		docs += 2
+	} else if perK(f.identifiers) >= 3 {
+		docs++
+	}
+	switch {
+	case f.docsHeads >= 3:
+		docs += 3
+	case f.docsHeads >= 1:
+		docs++
+	}
+	switch { // specifications and standards
+	case perK(f.shall) >= 3:
+		docs += 4
+	case perK(f.shall) >= 1:
+		docs += 2
+	}
+	if reDocsTitle.MatchString(doc.Title) {
+		docs += 2
+	}
+
+	// The more specific kinds first: a programming textbook or a paper
+	// about software holds code too.
+	switch {
+	case paper >= 5 && paper >= book:
+		return TypePaper
+	case book >= 5:
+		return TypeTextbook
+	case docs >= 4:
+		return TypeDocs
+	}
+	return TypeGeneral
+}
+
+func extractFeatures(doc *Document) features {
+	f := features{pages: len(doc.Pages)}
+	// The head and the tail of the text, page by page.
+	var head, tail []string
+	n := 0
+	for _, p := range doc.Pages {
+		if n >= detectHead {
+			break
+		}
+		head = append(head, p.Text)
+		n += len(p.Text)
+	}
+	n = 0
+	for i := len(doc.Pages) - 1; i >= len(head) && n < detectTail; i-- {
+		tail = append([]string{doc.Pages[i].Text}, tail...)
+		n += len(doc.Pages[i].Text)
+	}
+	all := append(head, tail...)
+	total := 0
+	for _, t := range all {
+		total += len(t)
+	}
+	seen := 0
+	lineNo := 0
+	inFence := false
+	for pi, text := range all {
+		for _, raw := range strings.Split(text, "\n") {
+			line := strings.TrimSpace(raw)
+			if line == "" || reNumOnly.MatchString(line) {
+				continue
+			}
+			f.lines++
+			lineNo++
+			f.words += len(strings.Fields(line))
+			lower := strings.ToLower(line)
+			short := len(line) < 60
+			if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
+				f.fences++
+				inFence = !inFence
+				continue
+			}
+			if inFence || looksLikeCode(line) {
+				f.codeLines++
+			}
+			if lineNo <= 40 && reMailHead.MatchString(line) {
+				f.mailHeads++
+			}
+			// The opening pages: abstract, keywords.
+			if seen < 12_000 || pi < 2 {
+				if short && (isHeading(lower, "abstract")) ||
+					strings.HasPrefix(lower, "abstract—") || strings.HasPrefix(lower, "abstract.") || strings.HasPrefix(lower, "abstract:") {
+					f.abstract = true
+				}
+				if strings.HasPrefix(lower, "keywords") || strings.HasPrefix(lower, "key words") || strings.HasPrefix(lower, "index terms") {
+					f.keywords = true
+				}
+				if short && (isHeading(lower, "preface") || isHeading(lower, "contents") || isHeading(lower, "table of contents")) {
+					f.preface = true
+				}
+			}
+			// The closing part: references.
+			if seen*3 >= total && short && (isHeading(lower, "references") || isHeading(lower, "bibliography") ||
+				isHeading(lower, "works cited") || isHeading(lower, "literature cited") || isHeading(lower, "literature")) {
+				f.references = true
+			}
+			if short && reChapter.MatchString(line) {
+				f.chapters++
+			}
+			if short && reExercise.MatchString(line) || reExNum.MatchString(line) {
+				f.exercises++
+			}
+			if short && imradHeadings[strings.TrimRight(strings.TrimLeft(lower, "0123456789.#ivx "), ": ")] {
+				f.imrad++
+			}
+			if short {
+				h := strings.TrimLeft(lower, "0123456789.# ")
+				if docsHeadings[strings.TrimRight(h, ":")] {
+					f.docsHeads++
+				}
+				if strings.HasPrefix(line, "#") {
+					f.headings++
+				}
+			}
+		}
+		f.doi = f.doi || reDOI.MatchString(text)
+		f.arxiv = f.arxiv || reArXiv.MatchString(text)
+		f.isbn = f.isbn || reISBN.MatchString(text)
+		f.citations += len(reNumCite.FindAllStringIndex(text, -1)) + len(reAuthCite.FindAllStringIndex(text, -1))
+		f.identifiers += len(reCamel.FindAllStringIndex(text, -1)) + len(reSnake.FindAllStringIndex(text, -1)) +
+			len(reCall.FindAllStringIndex(text, -1))
+		f.shall += strings.Count(text, " shall ")
+		seen += len(text)
+	}
+	for _, h := range doc.Outline {
+		t := strings.ToLower(h.Title)
+		if reChapter.MatchString(h.Title) {
+			f.chapters++
+		}
+		if reExercise.MatchString(h.Title) {
+			f.exercises++
+		}
+		if isHeading(t, "abstract") {
+			f.abstract = true
+		}
+		if isHeading(t, "references") || isHeading(t, "bibliography") {
+			f.references = true
+		}
+		if docsHeadings[strings.TrimLeft(t, "0123456789. ")] {
+			f.docsHeads++
+		}
+	}
+	return f
+}
+
+// isHeading reports whether a lowercased line is the heading word, maybe
+// numbered ("7. references", "references") or followed by a colon.
+func isHeading(lower, word string) bool {
+	lower = strings.TrimLeft(lower, "0123456789.#ivx ")
+	lower = strings.TrimRight(lower, ": ")
+	return lower == word
+}
+
+// looksLikeCode reports whether a line of text reads as a line of source
+// code (a leading line number, as in printed listings, is ignored).
+func looksLikeCode(line string) bool {
+	line = reLineNum.ReplaceAllString(line, "")
+	if line == "" {
+		return false
+	}
+	if reCodeStart.MatchString(line) {
+		return true
+	}
+	last := line[len(line)-1]
+	if last == '{' || last == ';' || line == "}" || line == "};" || line == ")" {
+		return true
+	}
+	if strings.HasPrefix(line, "//") || strings.HasPrefix(line, "/*") || strings.HasPrefix(line, "$ ") || strings.HasPrefix(line, ">>> ") {
+		return true
+	}
+	if line[0] == '<' && last == '>' { // markup: XML, HTML
+		return true
+	}
+	// Operators rarely seen in prose.
+	for _, op := range []string{" := ", " == ", " != ", " => ", " -> ", "&&", "||", "();"} {
+		if strings.Contains(line, op) {
+			return true
+		}
+	}
+	// A line mostly of symbols and identifiers: x = f(y, z[0])
+	sym := 0
+	for _, r := range line {
+		if strings.ContainsRune("=(){}[];<>_*&|", r) {
+			sym++
+		}
+	}
+	return sym*8 > len(line) && strings.IndexFunc(line, unicode.IsLetter) >= 0 && len(line) > 6
+}
