@@ -149,6 +149,7 @@ func (a *App) SetCloudSettings(s engine.CloudSettings) (engine.CloudSettings, er
 	if err := a.eng.SetCloudSettings(s); err != nil {
 		return engine.CloudSettings{}, err
 	}
+	a.emit.Emit(EventStatusChanged, a.Status())
 	if m, err := a.Meter(); err == nil {
 		a.emit.Emit(EventMeterChanged, m)
 	}
@@ -162,6 +163,8 @@ func (a *App) SetAPIKey(provider, key string) (engine.CloudSettings, error) {
 	if err := llm.SetAPIKey(provider, key); err != nil {
 		return engine.CloudSettings{}, err
 	}
+	a.eng.RefreshStatus()
+	a.emit.Emit(EventStatusChanged, a.Status())
 	return a.eng.CloudSettings(), nil
 }
 
@@ -170,5 +173,7 @@ func (a *App) DeleteAPIKey(provider string) (engine.CloudSettings, error) {
 	if err := llm.DeleteAPIKey(provider); err != nil {
 		return engine.CloudSettings{}, err
 	}
+	a.eng.RefreshStatus()
+	a.emit.Emit(EventStatusChanged, a.Status())
 	return a.eng.CloudSettings(), nil
 }

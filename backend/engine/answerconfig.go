@@ -157,5 +157,6 @@ func (e *Engine) SetCloudSettings(s CloudSettings) error {
 	}
 	ac.Dial = e.cfg.Dial
 	e.cfg.AnswerConfig = ac
+	e.RefreshStatus()
 	return nil
 }

@@ -75,8 +75,15 @@ func TestCloudAnswersAndBudget(t *testing.T) {
 	if _, err := eng.AskSession(ctx, "What did Thoreau plant?", AskOptions{}, nil); !errors.Is(err, llm.ErrNoAPIKey) {
 		t.Fatalf("no key: %v", err)
 	}
+	if st := eng.Status(ctx); st.Mode != ModeNoModel || st.Provider != "openai" || !strings.Contains(st.Fix, "OPENAI_API_KEY") {
+		t.Fatalf("status without a key: %+v", st)
+	}
 	if err := llm.SetAPIKey("openai", "sk-test"); err != nil {
 		t.Fatal(err)
+	}
+	eng.RefreshStatus()
+	if st := eng.Status(ctx); st.Mode != ModeLexical || st.AnswerModel != DefaultOpenAIModel || !strings.Contains(st.Reason, "OpenAI") {
+		t.Fatalf("status with a key, without Ollama: %+v", st)
 	}
 	want := (100_000*0.40 + 10_000*1.60) / 1e6
 	ans, err := eng.AskSession(ctx, "What did Thoreau plant?", AskOptions{}, nil)

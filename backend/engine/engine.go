@@ -95,8 +95,11 @@ type Status struct {
 	EmbedModel string     `json:"embed_model"`
 	Documents  int        `json:"documents"`
 	Chunks     int        `json:"chunks"`
-	chatOK     bool
-	embedOK    bool
+	// Provider and AnswerModel answer questions: Ollama's chat model, or a cloud model.
+	Provider    string `json:"provider"`
+	AnswerModel string `json:"answer_model"`
+	chatOK      bool
+	embedOK     bool
 }
 
 // Modes of operation.
@@ -153,6 +156,7 @@ func (e *Engine) checkStatus(ctx context.Context) Status {
 	default:
 		st.Mode = ModeFull
 	}
+	e.answerStatus(&st)
 	return st
 }
 

@@ -81,3 +81,28 @@ func (e *Engine) cost(m answerModel, u chat.Usage) float64 {
 	}
 	return m.price.Cost(llm.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, CachedTokens: u.CachedTokens})
 }
+
+// answerStatus says in st who answers. With a cloud provider the chat side of the mode
+// depends on its key, not on Ollama's chat model; search still depends on Ollama's
+// embedding model.
+func (e *Engine) answerStatus(st *Status) {
+	provider, model := e.providerModel()
+	st.Provider, st.AnswerModel = provider, model
+	if provider == ProviderOllama {
+		return
+	}
+	name := map[string]string{ProviderOpenAI: "OpenAI", ProviderAnthropic: "Anthropic"}[provider]
+	if _, _, err := llm.APIKey(provider); err != nil {
+		st.Mode = ModeNoModel
+		st.Reason = fmt.Sprintf("Answers come from %s %s, but there is no API key for it.", name, model)
+		st.Fix = fmt.Sprintf("Add the %s API key in Settings (or set %s), or switch answers to the local model.", name, llm.KeyEnv(provider))
+		return
+	}
+	if st.embedOK {
+		st.Mode, st.Reason, st.Fix = ModeFull, "", ""
+		return
+	}
+	st.Mode = ModeLexical
+	st.Reason = fmt.Sprintf("Answers come from %s %s; without Ollama's embedding model %s, search is by words only.", name, model, st.EmbedModel)
+	st.Fix = "Start Ollama and run `ollama pull " + st.EmbedModel + "` for meaning-based search."
+}

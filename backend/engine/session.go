@@ -239,7 +239,7 @@ const DefaultKeepAlive = 30 * time.Minute
 // SessionDetail is a session with its exchanges, for resuming or showing it.
 type SessionDetail struct {
 	library.Session
-	Messages []library.Message `json:"messages"`
+	Messages []SessionMessage `json:"messages"`
 	// Scope names the documents in DocIDs, in order ("" for a removed document).
 	Scope []string `json:"scope"`
 }
@@ -254,7 +254,13 @@ func (e *Engine) Session(ctx context.Context, id string) (SessionDetail, error) 
 	if err != nil {
 		return SessionDetail{}, err
 	}
-	d := SessionDetail{Session: s, Messages: msgs, Scope: []string{}}
+	d := SessionDetail{Session: s, Messages: make([]SessionMessage, len(msgs)), Scope: []string{}}
+	for i, m := range msgs {
+		d.Messages[i] = SessionMessage{Message: m, Claims: []chat.Claim{}}
+		if m.Mode == chat.ModeModel {
+			d.Messages[i].Claims = chat.Claims(m.Answer, passagesOf(m.Citations))
+		}
+	}
 	for _, id := range s.DocIDs {
 		title := ""
 		if doc, err := e.lib.Document(ctx, id); err == nil {
@@ -263,6 +269,22 @@ func (e *Engine) Session(ctx context.Context, id string) (SessionDetail, error) 
 		d.Scope = append(d.Scope, title)
 	}
 	return d, nil
+}
+
+// SessionMessage is a saved exchange with its claims, grounded again from the saved
+// answer and citations (grounding is deterministic), for the viewer to highlight.
+type SessionMessage struct {
+	library.Message
+	Claims []chat.Claim `json:"claims"`
+}
+
+func passagesOf(cs []library.Citation) []chat.Passage {
+	ps := make([]chat.Passage, len(cs))
+	for i, c := range cs {
+		ps[i] = chat.Passage{N: c.N, DocID: c.DocID, DocTitle: c.DocTitle, DocPath: c.DocPath, Page: c.Page, PageEnd: c.PageEnd,
+			Start: c.Start, End: c.End, Section: c.Section, Text: c.Text}
+	}
+	return ps
 }
 
 // ExportSession renders a session as Markdown with numbered references.
@@ -278,7 +300,11 @@ func (e *Engine) ExportSession(ctx context.Context, id string) (string, error) {
 		}
 		scope = append(scope, t)
 	}
-	return chat.ExportMarkdown(d.Session, d.Messages, scope), nil
+	msgs := make([]library.Message, len(d.Messages))
+	for i, m := range d.Messages {
+		msgs[i] = m.Message
+	}
+	return chat.ExportMarkdown(d.Session, msgs, scope), nil
 }
 
 func shortID(id string) string {

@@ -104,6 +104,9 @@ func TestStudySession(t *testing.T) {
 		len(d.Messages[0].Citations) == 0 || d.Messages[0].Citations[0].DocID != docID || d.Messages[0].Answer != first.Text {
 		t.Fatalf("session read back: %+v", d.Messages)
 	}
+	if len(d.Messages[0].Claims) != len(first.Claims) {
+		t.Fatalf("resumed claims: %+v, answered with %+v", d.Messages[0].Claims, first.Claims)
+	}
 	if len(d.DocIDs) != 1 || d.Scope[0] != "Walden" || d.Title != "Why did Thoreau live in the woods?" || d.Model != srv.ChatModel {
 		t.Fatalf("session: %+v", d.Session)
 	}
