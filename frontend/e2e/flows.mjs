@@ -1,6 +1,6 @@
 // Browser flows against the real backend. Each takes a started backend and a page.
 
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { assert, screenshot } from './harness.mjs';
 
@@ -300,7 +300,7 @@ export async function securityFlow({ page, url, files }) {
   assert((await bad('[data-testid=document-title]')) === 0, 'document titles are text');
   assert(!docTitles.includes('pwn(') || docTitles.includes('<script>'), 'a hostile title shows as text');
 
-  const answer = await ask(page, 'Zanzibar payload script onerror link');
+  const answer = await ask(page, 'Zanzibar payload guide: read the script, onerror and link');
   const state = await waitAnswerFinished(page, answer);
   assert(state === 'done', `answer finished (${state})`);
   const body = answer.locator('[data-testid=answer-body]');
@@ -332,14 +332,13 @@ export async function securityFlow({ page, url, files }) {
   // Links: a web link opens outside the app; a javascript: link does nothing.
   const before = page.url();
   const web = answer.locator('a[href^="https://example.com/zanzibar"]').first();
-  let opened = [];
-  if (await web.count()) {
-    await web.click();
-    opened = await page.evaluate(() => window.__opened);
-    assert(opened.length === 1 && opened[0].startsWith('https://example.com/zanzibar'), `the link went to the system browser (${JSON.stringify(opened)})`);
-  }
-  const dead = answer.locator('a:not([href])').first();
-  if (await dead.count()) await dead.click();
+  assert((await web.count()) === 1, 'the answer carries the document\'s web link');
+  await web.click();
+  const opened = await page.evaluate(() => window.__opened);
+  assert(opened.length === 1 && opened[0].startsWith('https://example.com/zanzibar'), `the link went to the system browser (${JSON.stringify(opened)})`);
+  const dead = answer.locator('a:not([href])');
+  assert((await dead.count()) > 0, 'javascript: links are kept as dead text');
+  await dead.first().click();
   await page.waitForTimeout(500);
   assert(page.url() === before, `the app never navigated (${page.url()})`);
   const pwned = await page.evaluate(() => window.__pwned);
@@ -432,4 +431,78 @@ export async function feelFlow({ page, url, files, broken, fixed, inbox }) {
   await page.keyboard.press('Escape');
   await page.locator('[data-testid=settings]').waitFor({ state: 'hidden' });
   return { maths, sources };
+}
+
+/** Sessions: asked questions are saved; list, rename, new, resume, export, delete. */
+export async function sessionsFlow({ page, url, files }) {
+  await page.goto(url);
+  await page.locator('[data-testid=mode-badge]').waitFor({ timeout: 30_000 });
+  await page.click('[data-testid=tab-sessions]');
+  await page.locator('[data-testid=sessions-empty]').waitFor();
+  await page.click('[data-testid=tab-library]');
+  await page.setInputFiles('[data-testid=file-input]', files);
+  await page.waitForFunction(
+    (n) => [...document.querySelectorAll('[data-testid=document]')].filter((d) => d.dataset.status === 'ready').length === n,
+    files.length,
+    { timeout: READY_TIMEOUT, polling: 250 },
+  );
+
+  // Two questions in one session.
+  for (const q of ['quokka energy relation', 'quokka sum for every count']) {
+    const a = await ask(page, q);
+    assert((await waitAnswerFinished(page, a)) === 'done', `answer to ${q}`);
+  }
+  await page.click('[data-testid=tab-sessions]');
+  const sessions = page.locator('[data-testid=session]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=session]').length === 1);
+  const first = sessions.first();
+  assert((await first.getAttribute('aria-current')) === 'true', 'the open session is marked');
+  const meta = (await first.textContent()) ?? '';
+  assert(/2 questions/.test(meta), `one session with both questions (${meta})`);
+
+  // Rename.
+  await first.hover();
+  await first.locator('[data-testid=session-rename]').click();
+  await page.fill('[data-testid=session-title-input]', 'Quokka physics');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-testid=session-title]')?.textContent === 'Quokka physics');
+
+  // A new session (the button), one question: two sessions, the new one first.
+  await page.click('[data-testid=new-session]');
+  await page.locator('[data-testid=chat-empty]').waitFor();
+  const a3 = await ask(page, 'zanzibar anchor');
+  assert((await waitAnswerFinished(page, a3)) === 'done', 'answer in the new session');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=session]').length === 2);
+  await screenshot(page, 'sessions-1-list');
+
+  // Resume the first: both exchanges come back with their sources, and it continues there.
+  await page.locator('[data-testid=session]', { hasText: 'Quokka physics' }).locator('[data-testid=session-open]').click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=turn]').length === 2);
+  const questions = await page.locator('[data-testid=question]').allTextContents();
+  assert(questions[0].includes('quokka energy relation') && questions[1].includes('quokka sum'), `resumed questions (${questions})`);
+  assert((await page.locator('[data-testid=source]').count()) > 0, 'resumed answers keep their sources');
+  const a4 = await ask(page, 'quokka price');
+  assert((await waitAnswerFinished(page, a4)) === 'done', 'answer in the resumed session');
+  await page.waitForFunction(() => /3 questions/.test(document.querySelector('[data-testid=session]')?.textContent ?? ''));
+  await screenshot(page, 'sessions-2-resumed');
+
+  // Export: a Markdown file with the questions and references.
+  const row = page.locator('[data-testid=session]', { hasText: 'Quokka physics' });
+  await row.hover();
+  const [download] = await Promise.all([page.waitForEvent('download'), row.locator('[data-testid=session-export]').click()]);
+  const path = await download.path();
+  const md = readFileSync(path, 'utf8');
+  assert(download.suggestedFilename() === 'Quokka physics.md', `file name (${download.suggestedFilename()})`);
+  assert(md.includes('quokka energy relation') && md.includes('quokka price'), `the export has the questions (${md.slice(0, 200)})`);
+
+  // Delete the other one (two clicks: confirm).
+  const other = page.locator('[data-testid=session]', { hasNotText: 'Quokka physics' });
+  await other.hover();
+  await other.locator('[data-testid=session-delete]').click();
+  await other.locator('[data-testid=session-delete]').click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=session]').length === 1);
+  await page.reload();
+  await page.click('[data-testid=tab-sessions]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=session]').length === 1);
+  return { bytes: md.length };
 }

@@ -199,6 +199,7 @@ export async function openBrowser({ colorScheme = 'light' } = {}) {
       '--disable-sync',
     ],
     viewport: { width: 1440, height: 900 },
+    acceptDownloads: true,
     colorScheme,
   });
   const page = ctx.pages()[0] ?? (await ctx.newPage());

@@ -2,14 +2,14 @@
 //
 //   CARREL_BIN   the carrel binary (default ../build/bin/carrel, relative to frontend/)
 //   CHROMIUM     the browser (default /usr/bin/chromium)
-//   E2E_ONLY     run only the named flow (full | no-model | pull | security | feel)
+//   E2E_ONLY     run only the named flow (full | no-model | pull | security | feel | sessions)
 //
 // Screenshots go to frontend/test-results/. Ends with "N passed, N failed".
 
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assert, carrelBin, cleanup, closedPort, frontendDir, tempDir, openBrowser, pdfcpuTestdata, resultsDir, screenshot, startCarrel, startEmptyOllama, startOllama } from './harness.mjs';
-import { feelFlow, fullFlow, noModelFlow, pullFlow, securityFlow } from './flows.mjs';
+import { feelFlow, fullFlow, noModelFlow, pullFlow, securityFlow, sessionsFlow } from './flows.mjs';
 import { badInputFlow } from './bad-input.mjs';
 
 const QUESTION = 'What happens on a delicious evening by the pond, when the bullfrogs trump?';
@@ -104,6 +104,23 @@ const tests = [
               fixed: pdfcpuTestdata('testWithText.pdf'),
               inbox: join(carrel.library, 'inbox'),
             }),
+          carrel,
+        );
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'sessions',
+    title: 'questions are saved in sessions: list, rename, new, resume and continue, export as Markdown, delete',
+    async run(ctx) {
+      const port = await closedPort();
+      const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
+      const fixtures = join(frontendDir, 'e2e', 'fixtures');
+      try {
+        return await ctx.inBrowser(
+          (page) => sessionsFlow({ page, url: carrel.url, files: [join(fixtures, 'physics.md'), join(fixtures, 'hostile.txt')] }),
           carrel,
         );
       } finally {

@@ -3,7 +3,8 @@
 // Ask() returns the askID while events for it may already be on their way, so events
 // whose askID is not yet known are buffered by the caller (see AskBuffer) and replayed.
 
-import type { AnswerEvent, Citation, Mode, Usage } from './types';
+import type { AnswerEvent, Citation, Message, Mode, Usage } from './types';
+import { answerMode } from './normalize';
 
 export type TurnState =
   | 'sending' // Ask() in flight: no askID yet
@@ -123,4 +124,19 @@ export function turnToMarkdown(t: Turn): string {
     }
   }
   return lines.join('\n');
+}
+
+/** A saved exchange (GetSession) as a finished turn. */
+export function turnFromMessage(m: Message, scope: string[]): Turn {
+  const t = newTurn(m.question, [...scope]);
+  t.askID = `saved-${m.id}`;
+  t.text = m.answer;
+  t.citations = m.citations.map(({ n, doc_id, doc_title, doc_path, page, text }) => ({ n, doc_id, doc_title, doc_path, page, text }));
+  t.mode = answerMode(m.mode);
+  t.model = m.model;
+  t.note = m.status === 'truncated' && !m.note ? 'The model stopped early, so this answer may be incomplete.' : m.note;
+  t.usage = { prompt_tokens: m.prompt_tokens, completion_tokens: m.completion_tokens, cost_usd: m.cost_usd };
+  t.state = m.status === 'stopped' ? 'stopped' : m.status === 'failed' ? 'error' : 'done';
+  if (t.state === 'error') t.error = 'This answer failed.';
+  return t;
 }

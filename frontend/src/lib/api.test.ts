@@ -138,6 +138,12 @@ describe('Wails transport', () => {
       PullModel: vi.fn().mockResolvedValue('pull-1'),
       CancelPull: vi.fn().mockResolvedValue(null),
       SetModels: vi.fn().mockResolvedValue({ mode: 'lexical', chat_model: 'tiny' }),
+      AskInSession: vi.fn().mockResolvedValue('ask-10'),
+      ListSessions: vi.fn().mockResolvedValue([{ id: 's1', title: 'Ponds', messages: 2 }, { title: 'no id' }]),
+      GetSession: vi.fn().mockResolvedValue({ id: 's1', messages: [{ id: 1, question: 'q', status: 'weird', citations: null }] }),
+      RenameSession: vi.fn().mockResolvedValue(null),
+      DeleteSession: vi.fn().mockResolvedValue(null),
+      ExportSession: vi.fn().mockResolvedValue('# Ponds'),
     };
     let drop: ((x: number, y: number, paths: string[]) => void) | null = null;
     window.go = { app: { App } };
@@ -178,6 +184,20 @@ describe('Wails transport', () => {
     expect((await api.setModels('tiny', '')).mode).toBe('lexical');
     expect(w.App.SetModels).toHaveBeenCalledWith('tiny', '');
     await expect(api.startOllama()).rejects.toThrow('ollama is not installed');
+  });
+
+  it('asks in sessions, lists, opens, renames, deletes and exports them', async () => {
+    const w = installWails();
+    await expect(api.askInSession('', 'q', null)).resolves.toBe('ask-10');
+    expect(w.App.AskInSession).toHaveBeenCalledWith('', 'q', null, false);
+    const list = await api.listSessions();
+    expect(list.map((s) => [s.id, s.messages])).toEqual([['s1', 2]]);
+    const d = await api.getSession('s1');
+    expect(d.messages[0]).toMatchObject({ question: 'q', status: 'done', citations: [] });
+    await api.renameSession('s1', 'Walden');
+    expect(w.App.RenameSession).toHaveBeenCalledWith('s1', 'Walden');
+    await api.deleteSession('s1');
+    await expect(api.exportSession('s1')).resolves.toBe('# Ponds');
   });
 
   it('carries the rejection message, string or formatted object', async () => {

@@ -8,7 +8,7 @@
 // Every value coming back is normalised (./normalize) so the UI can trust its shape.
 
 import * as parse from './normalize';
-import type { AddResult, Document, EventMap, EventName, Hit, Models, Status } from './types';
+import type { AddResult, Document, EventMap, EventName, Hit, Models, Session, SessionDetail, Status } from './types';
 import { EVENT_NAMES } from './types';
 
 /** The bound Go methods, typed by hand from docs/bridge.md (no generated wailsjs). */
@@ -26,6 +26,12 @@ interface WailsApp {
   PullModel(name: string, insecure: boolean): Promise<unknown>;
   CancelPull(pullID: string): Promise<unknown>;
   SetModels(chatModel: string, embedModel: string): Promise<unknown>;
+  AskInSession(sessionID: string, question: string, docIDs: string[] | null, overrideBudget: boolean): Promise<unknown>;
+  ListSessions(): Promise<unknown>;
+  GetSession(sessionID: string): Promise<unknown>;
+  RenameSession(sessionID: string, title: string): Promise<unknown>;
+  DeleteSession(sessionID: string): Promise<unknown>;
+  ExportSession(sessionID: string): Promise<unknown>;
 }
 
 /** The part of the Wails v2.9 JS runtime we use (wrapper/runtime.d.ts). */
@@ -143,6 +149,37 @@ export async function ask(question: string, docIDs: string[] = []): Promise<stri
   return v;
 }
 
+/**
+ * Asks in a study session ('' starts a new one); streams like ask(). docIDs null keeps the
+ * session's scope; a list ([]: the whole library) becomes its scope.
+ */
+export async function askInSession(sessionID: string, question: string, docIDs: string[] | null, overrideBudget = false): Promise<string> {
+  const v = await call('AskInSession', sessionID, question, docIDs, overrideBudget);
+  if (typeof v !== 'string' || !v) throw new ApiError('The backend returned no answer id', 'AskInSession');
+  return v;
+}
+
+export async function listSessions(): Promise<Session[]> {
+  const v = await call('ListSessions');
+  return (Array.isArray(v) ? v : []).map(parse.session).filter((s) => s.id);
+}
+
+export const getSession = async (sessionID: string): Promise<SessionDetail> => parse.sessionDetail(await call('GetSession', sessionID));
+
+export async function renameSession(sessionID: string, title: string): Promise<void> {
+  await call('RenameSession', sessionID, title);
+}
+
+export async function deleteSession(sessionID: string): Promise<void> {
+  await call('DeleteSession', sessionID);
+}
+
+/** The session as Markdown, with its references. */
+export async function exportSession(sessionID: string): Promise<string> {
+  const v = await call('ExportSession', sessionID);
+  return typeof v === 'string' ? v : '';
+}
+
 export async function cancel(askID: string): Promise<void> {
   await call('Cancel', askID);
 }
@@ -194,6 +231,7 @@ const parsers: { [K in EventName]: (v: unknown) => EventMap[K] } = {
   'answer:error': parse.answerError,
   'status:changed': parse.status,
   'model:pull': parse.pullEvent,
+  'session:changed': parse.sessionEvent,
 };
 
 type Listener = (data: never) => void;

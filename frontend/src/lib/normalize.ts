@@ -17,6 +17,11 @@ import type {
   Models,
   PullEvent,
   Suggestion,
+  Message,
+  SavedCitation,
+  Session,
+  SessionDetail,
+  SessionEvent,
   Status,
   Usage,
 } from './types';
@@ -126,7 +131,13 @@ function usage(v: unknown): Usage {
 
 export function answerStart(v: unknown): AnswerStart {
   const o = obj(v);
-  return { askID: str(o.askID), question: str(o.question), citations: citations(o.citations), mode: answerMode(o.mode) };
+  return {
+    askID: str(o.askID),
+    question: str(o.question),
+    citations: citations(o.citations),
+    mode: answerMode(o.mode),
+    session_id: str(o.session_id),
+  };
 }
 
 export function answerToken(v: unknown): AnswerToken {
@@ -144,12 +155,13 @@ export function answerDone(v: unknown): AnswerDone {
     model: str(o.model),
     mode: answerMode(o.mode),
     note: str(o.note),
+    session_id: str(o.session_id),
   };
 }
 
 export function answerError(v: unknown): AnswerError {
   const o = obj(v);
-  return { askID: str(o.askID), message: str(o.message), partial: str(o.partial) };
+  return { askID: str(o.askID), message: str(o.message), partial: str(o.partial), session_id: str(o.session_id) };
 }
 
 export const addResult = (v: unknown) => ({ queued: num(obj(v).queued) });
@@ -205,4 +217,58 @@ export function pullEvent(v: unknown): PullEvent {
     done: o.done === true,
     error: str(o.error),
   };
+}
+
+export function session(v: unknown): Session {
+  const o = obj(v);
+  return {
+    id: str(o.id),
+    title: str(o.title),
+    doc_ids: arr(o.doc_ids).map(str),
+    provider: str(o.provider),
+    model: str(o.model),
+    created_at: str(o.created_at),
+    updated_at: str(o.updated_at),
+    messages: Array.isArray(o.messages) ? o.messages.length : num(o.messages),
+    cost_usd: num(o.cost_usd),
+  };
+}
+
+export function sessionEvent(v: unknown): SessionEvent {
+  return { ...session(v), deleted: obj(v).deleted === true };
+}
+
+function savedCitation(v: unknown, i: number): SavedCitation {
+  const o = obj(v);
+  return { ...citation(v, i), page_end: num(o.page_end), start: num(o.start), end: num(o.end), section: str(o.section) };
+}
+
+const MESSAGE_STATUSES: Message['status'][] = ['done', 'stopped', 'truncated', 'failed'];
+
+export function message(v: unknown): Message {
+  const o = obj(v);
+  const st = str(o.status) as Message['status'];
+  return {
+    id: num(o.id),
+    session_id: str(o.session_id),
+    question: str(o.question),
+    standalone: str(o.standalone),
+    answer: str(o.answer),
+    status: MESSAGE_STATUSES.includes(st) ? st : 'done',
+    mode: str(o.mode),
+    note: str(o.note),
+    provider: str(o.provider),
+    model: str(o.model),
+    prompt_tokens: num(o.prompt_tokens),
+    completion_tokens: num(o.completion_tokens),
+    cost_usd: num(o.cost_usd),
+    created_at: str(o.created_at),
+    citations: arr(o.citations).map(savedCitation),
+  };
+}
+
+export function sessionDetail(v: unknown): SessionDetail {
+  const o = obj(v);
+  const { messages: _n, ...rest } = session(v);
+  return { ...rest, messages: arr(o.messages).map(message), scope: arr(o.scope).map(str) };
 }

@@ -57,7 +57,7 @@ export type Citation = {
 
 export type Usage = { prompt_tokens: number; completion_tokens: number; cost_usd: number };
 
-export type AnswerStart = { askID: string; question: string; citations: Citation[]; mode: Mode | '' };
+export type AnswerStart = { askID: string; question: string; citations: Citation[]; mode: Mode | ''; session_id?: string };
 export type AnswerToken = { askID: string; text: string };
 export type AnswerDone = {
   askID: string;
@@ -67,8 +67,48 @@ export type AnswerDone = {
   model: string;
   mode: Mode | '';
   note: string;
+  /** The study session the answer was saved in ('' or absent for a plain Ask). */
+  session_id?: string;
 };
-export type AnswerError = { askID: string; message: string; partial: string };
+export type AnswerError = { askID: string; message: string; partial: string; session_id?: string };
+
+/** A saved study session (docs/bridge.md, app/sessions.go). */
+export type Session = {
+  id: string;
+  title: string;
+  doc_ids: string[];
+  provider: string;
+  model: string;
+  created_at: string;
+  updated_at: string;
+  messages: number;
+  cost_usd: number;
+};
+
+export type SavedCitation = Citation & { page_end: number; start: number; end: number; section: string };
+
+export type Message = {
+  id: number;
+  session_id: string;
+  question: string;
+  standalone: string;
+  answer: string;
+  status: 'done' | 'stopped' | 'truncated' | 'failed';
+  mode: string;
+  note: string;
+  provider: string;
+  model: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
+  created_at: string;
+  citations: SavedCitation[];
+};
+
+export type SessionDetail = Omit<Session, 'messages'> & { messages: Message[]; scope: string[] };
+
+/** `session:changed`: a session created, answered in or renamed, or `deleted`. */
+export type SessionEvent = Session & { deleted: boolean };
 
 export type AddResult = { queued: number };
 
@@ -120,6 +160,7 @@ export type EventMap = {
   'answer:error': AnswerError;
   'status:changed': Status;
   'model:pull': PullEvent;
+  'session:changed': SessionEvent;
 };
 
 export type EventName = keyof EventMap;
@@ -132,6 +173,7 @@ export const EVENT_NAMES: EventName[] = [
   'answer:error',
   'status:changed',
   'model:pull',
+  'session:changed',
 ];
 
 export type AnswerEvent =

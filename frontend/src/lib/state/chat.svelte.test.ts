@@ -5,12 +5,16 @@ import type { EventMap, EventName } from '../types';
 const handlers = new Map<string, (d: unknown) => void>();
 let resolveAsk: (id: string) => void = () => {};
 const cancel = vi.fn().mockResolvedValue(undefined);
+const asked: string[] = [];
 vi.mock('../api', () => ({
   on: (name: string, cb: (d: unknown) => void) => {
     handlers.set(name, cb);
     return () => handlers.delete(name);
   },
-  ask: () => new Promise<string>((r) => (resolveAsk = r)),
+  askInSession: (sessionID: string) => {
+    asked.push(sessionID);
+    return new Promise<string>((r) => (resolveAsk = r));
+  },
   cancel: (id: string) => cancel(id),
 }));
 
@@ -79,5 +83,44 @@ describe('ChatState', () => {
     chat.interrupt('lost');
     expect(chat.turns[0]).toMatchObject({ state: 'error', error: 'lost', text: 'half' });
     await tick();
+  });
+});
+
+describe('ChatState sessions', () => {
+  it('learns the session id from the first saved answer and continues it; clear starts anew', async () => {
+    handlers.clear();
+    asked.length = 0;
+    const chat = new ChatState();
+    chat.connect();
+    const p = chat.ask('first?', []);
+    resolveAsk('s-a1');
+    await p;
+    emit('answer:done', { askID: 's-a1', answer: 'A', citations: [], usage: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, model: 'm', mode: 'full', note: '', session_id: 'sess-1' });
+    expect(chat.sessionID).toBe('sess-1');
+    const p2 = chat.ask('second?', []);
+    resolveAsk('s-a2');
+    await p2;
+    expect(asked).toEqual(['', 'sess-1']);
+    emit('answer:done', { askID: 's-a2', answer: 'B', citations: [], usage: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, model: 'm', mode: 'full', note: '', session_id: 'sess-1' });
+    chat.clear();
+    expect(chat.sessionID).toBe('');
+    expect(chat.turns).toHaveLength(0);
+  });
+
+  it('resumes a saved session as finished turns', () => {
+    const chat = new ChatState();
+    const msg = (id: number, status: 'done' | 'stopped' | 'truncated' | 'failed') => ({
+      id, session_id: 's', question: `q${id}`, standalone: '', answer: `a${id} [1]`, status, mode: 'passages', note: '', provider: 'ollama', model: 'm',
+      prompt_tokens: 1, completion_tokens: 2, cost_usd: 0, created_at: '',
+      citations: [{ n: 1, doc_id: 'd', doc_title: 'D', doc_path: '/d', page: 3, text: 'p', page_end: 3, start: 0, end: 1, section: '' }],
+    });
+    chat.resume({ id: 's', title: 'T', doc_ids: ['d'], provider: '', model: '', created_at: '', updated_at: '', cost_usd: 0, scope: ['D'],
+      messages: [msg(1, 'done'), msg(2, 'stopped'), msg(3, 'truncated'), msg(4, 'failed')] });
+    expect(chat.sessionID).toBe('s');
+    expect(chat.turns.map((t) => t.state)).toEqual(['done', 'stopped', 'done', 'error']);
+    expect(chat.turns[0]).toMatchObject({ question: 'q1', text: 'a1 [1]', mode: 'no-model', scope: ['d'] });
+    expect(chat.turns[0].citations[0]).toEqual({ n: 1, doc_id: 'd', doc_title: 'D', doc_path: '/d', page: 3, text: 'p' });
+    expect(chat.turns[2].note).toMatch(/stopped early/);
+    expect(chat.busy).toBe(false);
   });
 });

@@ -1,13 +1,15 @@
 // The conversation: turns (question + streamed answer), asking, stopping, retrying.
 
 import * as api from '../api';
-import { applyAnswerEvent, AskBuffer, isActive, newTurn, type Turn } from '../answers';
-import type { AnswerEvent } from '../types';
+import { applyAnswerEvent, AskBuffer, isActive, newTurn, turnFromMessage, type Turn } from '../answers';
+import type { AnswerEvent, SessionDetail } from '../types';
 
 export class ChatState {
   turns = $state<Turn[]>([]);
   active = $derived(this.turns.find(isActive) ?? null);
   busy = $derived(this.active !== null);
+  /** The study session the conversation is saved in; '' until its first answer is saved. */
+  sessionID = $state('');
 
   #buffer = new AskBuffer();
 
@@ -24,8 +26,13 @@ export class ChatState {
 
   #apply(ev: AnswerEvent) {
     const t = this.turns.find((t) => t.askID && t.askID === ev.data.askID);
-    if (t) applyAnswerEvent(t, ev);
-    else this.#buffer.push(ev); // Ask() has not returned this id yet
+    if (t) {
+      applyAnswerEvent(t, ev);
+      // A new session gets its id when its first answer is saved.
+      if ((ev.name === 'answer:done' || ev.name === 'answer:error') && ev.data.session_id && !this.sessionID) {
+        this.sessionID = ev.data.session_id;
+      }
+    } else this.#buffer.push(ev); // Ask() has not returned this id yet
   }
 
   ask = async (question: string, scope: string[]): Promise<void> => {
@@ -38,7 +45,7 @@ export class ChatState {
 
   async #start(t: Turn) {
     try {
-      const askID = await api.ask(t.question, t.scope);
+      const askID = await api.askInSession(this.sessionID, t.question, t.scope);
       t.askID = askID;
       if (t.state === 'stopped') {
         // Stop was pressed before the id was known.
@@ -47,7 +54,7 @@ export class ChatState {
         return;
       }
       if (t.state === 'sending') t.state = 'waiting';
-      for (const ev of this.#buffer.take(askID)) applyAnswerEvent(t, ev);
+      for (const ev of this.#buffer.take(askID)) this.#apply(ev);
     } catch (e) {
       t.state = 'error';
       t.error = e instanceof Error ? e.message : String(e);
@@ -85,7 +92,17 @@ export class ChatState {
     }
   };
 
+  /** A new session: the next question starts one. */
   clear = (): void => {
-    if (!this.busy) this.turns = [];
+    if (this.busy) return;
+    this.turns = [];
+    this.sessionID = '';
+  };
+
+  /** Shows a saved session; the next question continues it. */
+  resume = (s: SessionDetail): void => {
+    if (this.busy) return;
+    this.turns = s.messages.map((m) => turnFromMessage(m, s.doc_ids));
+    this.sessionID = s.id;
   };
 }

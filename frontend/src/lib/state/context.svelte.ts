@@ -6,6 +6,7 @@ import type { Action } from '../shortcuts';
 import { ChatState } from './chat.svelte';
 import { LibraryState } from './library.svelte';
 import { ModelsState } from './models.svelte';
+import { SessionsState } from './sessions.svelte';
 import { StatusState } from './status.svelte';
 import { ToastState } from './toasts.svelte';
 import { ViewerState } from './viewer.svelte';
@@ -16,6 +17,10 @@ export class AppState {
   viewer = new ViewerState();
   chat = new ChatState();
   models = new ModelsState(this.status, this.toasts);
+  sessions = new SessionsState(this.chat, this.toasts);
+  /** The left pane's tab. */
+  side = $state<'library' | 'sessions'>('library');
+  pendingAdd = false;
   library = new LibraryState(this.toasts, (id) => {
     this.viewer.forget(id);
     closePdf(id);
@@ -39,6 +44,14 @@ export class AppState {
         return this.models.open ? this.models.hide() : this.models.show();
       case 'toggle-viewer':
         return this.viewer.toggle();
+      case 'add-documents':
+        if (this.side !== 'library') {
+          this.side = 'library';
+          this.pendingAdd = true; // the library pane adds once it is shown
+          return;
+        }
+        this.signals[action] = (this.signals[action] ?? 0) + 1;
+        return;
       default:
         this.signals[action] = (this.signals[action] ?? 0) + 1;
     }
@@ -62,8 +75,10 @@ export class AppState {
       this.library.connect(),
       this.chat.connect(),
       this.models.connect(),
+      this.sessions.connect(),
       this.status.connect(() => {
         void this.library.refresh();
+        void this.sessions.refresh();
         this.chat.interrupt('The connection to Carrel was interrupted; this answer may be incomplete.');
       }),
     ];
