@@ -144,6 +144,7 @@ describe('Wails transport', () => {
       RenameSession: vi.fn().mockResolvedValue(null),
       DeleteSession: vi.fn().mockResolvedValue(null),
       ExportSession: vi.fn().mockResolvedValue('# Ponds'),
+      Meter: vi.fn().mockResolvedValue({ total_usd: 0.42, answers: '3', budget_usd: 1, budget_used: 0.42, provider: 'openai' }),
     };
     let drop: ((x: number, y: number, paths: string[]) => void) | null = null;
     window.go = { app: { App } };
@@ -198,6 +199,8 @@ describe('Wails transport', () => {
     expect(w.App.RenameSession).toHaveBeenCalledWith('s1', 'Walden');
     await api.deleteSession('s1');
     await expect(api.exportSession('s1')).resolves.toBe('# Ponds');
+    const m = await api.getMeter();
+    expect(m).toMatchObject({ total_usd: 0.42, answers: 3, budget_used: 0.42, provider: 'openai', warning: '', prompt_tokens: 0 });
   });
 
   it('carries the rejection message, string or formatted object', async () => {

@@ -8,7 +8,7 @@
 // Every value coming back is normalised (./normalize) so the UI can trust its shape.
 
 import * as parse from './normalize';
-import type { AddResult, Document, EventMap, EventName, Hit, Models, Session, SessionDetail, Status } from './types';
+import type { AddResult, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status } from './types';
 import { EVENT_NAMES } from './types';
 
 /** The bound Go methods, typed by hand from docs/bridge.md (no generated wailsjs). */
@@ -32,6 +32,7 @@ interface WailsApp {
   RenameSession(sessionID: string, title: string): Promise<unknown>;
   DeleteSession(sessionID: string): Promise<unknown>;
   ExportSession(sessionID: string): Promise<unknown>;
+  Meter(): Promise<unknown>;
 }
 
 /** The part of the Wails v2.9 JS runtime we use (wrapper/runtime.d.ts). */
@@ -180,6 +181,9 @@ export async function exportSession(sessionID: string): Promise<string> {
   return typeof v === 'string' ? v : '';
 }
 
+/** Spending so far (cloud answers; local ones cost nothing). */
+export const getMeter = async (): Promise<Meter> => parse.meter(await call('Meter'));
+
 export async function cancel(askID: string): Promise<void> {
   await call('Cancel', askID);
 }
@@ -232,6 +236,7 @@ const parsers: { [K in EventName]: (v: unknown) => EventMap[K] } = {
   'status:changed': parse.status,
   'model:pull': parse.pullEvent,
   'session:changed': parse.sessionEvent,
+  'meter:changed': parse.meter,
 };
 
 type Listener = (data: never) => void;

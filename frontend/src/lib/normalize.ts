@@ -22,6 +22,7 @@ import type {
   Session,
   SessionDetail,
   SessionEvent,
+  Meter,
   Status,
   Usage,
 } from './types';
@@ -271,4 +272,20 @@ export function sessionDetail(v: unknown): SessionDetail {
   const o = obj(v);
   const { messages: _n, ...rest } = session(v);
   return { ...rest, messages: arr(o.messages).map(message), scope: arr(o.scope).map(str) };
+}
+
+export function meter(v: unknown): Meter {
+  const o = obj(v);
+  return {
+    total_usd: num(o.total_usd),
+    answers: num(o.answers),
+    prompt_tokens: num(o.prompt_tokens),
+    completion_tokens: num(o.completion_tokens),
+    budget_usd: num(o.budget_usd),
+    budget_used: num(o.budget_used),
+    warning: str(o.warning),
+    provider: str(o.provider),
+    model: str(o.model),
+    prices_as_of: str(o.prices_as_of),
+  };
 }

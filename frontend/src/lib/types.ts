@@ -107,6 +107,20 @@ export type Message = {
 
 export type SessionDetail = Omit<Session, 'messages'> & { messages: Message[]; scope: string[] };
 
+/** The cost meter (Meter, `meter:changed`). */
+export type Meter = {
+  total_usd: number;
+  answers: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  budget_usd: number;
+  budget_used: number;
+  warning: string;
+  provider: string;
+  model: string;
+  prices_as_of: string;
+};
+
 /** `session:changed`: a session created, answered in or renamed, or `deleted`. */
 export type SessionEvent = Session & { deleted: boolean };
 
@@ -161,6 +175,7 @@ export type EventMap = {
   'status:changed': Status;
   'model:pull': PullEvent;
   'session:changed': SessionEvent;
+  'meter:changed': Meter;
 };
 
 export type EventName = keyof EventMap;
@@ -174,6 +189,7 @@ export const EVENT_NAMES: EventName[] = [
   'status:changed',
   'model:pull',
   'session:changed',
+  'meter:changed',
 ];
 
 export type AnswerEvent =

@@ -2,7 +2,7 @@
 
 import * as api from '../api';
 import type { Connection } from '../api';
-import type { Status } from '../types';
+import type { Meter, Status } from '../types';
 
 export class StatusState {
   status = $state<Status | null>(null);
@@ -10,6 +10,16 @@ export class StatusState {
   error = $state('');
 
   mode = $derived(this.status?.mode ?? null);
+  /** The cost meter; null until read (or on a backend without one). */
+  meter = $state<Meter | null>(null);
+
+  refreshMeter = async (): Promise<void> => {
+    try {
+      this.meter = await api.getMeter();
+    } catch {
+      this.meter = null;
+    }
+  };
 
   refresh = async (): Promise<void> => {
     try {
@@ -24,6 +34,7 @@ export class StatusState {
   connect(onReconnect: () => void): () => void {
     const offs = [
       api.on('status:changed', (s) => (this.status = s)),
+      api.on('meter:changed', (m) => (this.meter = m)),
       api.onConnection((c, reconnected) => {
         this.connection = c;
         if (reconnected) {
@@ -33,6 +44,7 @@ export class StatusState {
       }),
     ];
     void this.refresh();
+    void this.refreshMeter();
     return () => offs.forEach((off) => off());
   }
 }
