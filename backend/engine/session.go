@@ -54,8 +54,9 @@ func (e *Engine) AskSession(ctx context.Context, question string, opt AskOptions
 	}
 	standalone, _, rewriteUsage := chat.Rewrite(ctx, m.provider, llm.ChatRequest{Model: m.name, NumCtx: m.numCtx, KeepAlive: e.keepAlive()}, question, history)
 	ans, err := e.answer(ctx, st, m, standalone, sess.DocIDs, fn)
-	if errors.Is(err, llm.ErrModelNotFound) {
-		// Removed since the status was checked: the next question answers without it.
+	if errors.Is(err, llm.ErrModelNotFound) || errors.Is(err, llm.ErrUnreachable) {
+		// Removed or stopped since the status was checked: the next question answers
+		// without it (the passages), saying why.
 		e.RefreshStatus()
 	}
 	if ans == nil {
@@ -85,6 +86,8 @@ func (e *Engine) AskSession(ctx context.Context, question string, opt AskOptions
 	switch {
 	case ans.Stopped:
 		msg.Status = library.MessageStopped
+	case err != nil && strings.TrimSpace(ans.Text) == "":
+		msg.Status, msg.Note = library.MessageFailed, err.Error()
 	case ans.Truncated:
 		msg.Status = library.MessageTruncated
 	}

@@ -278,3 +278,42 @@ func TestTokenCalibration(t *testing.T) {
 		t.Fatalf("kept %d passages: the budget did not trim", len(second.Citations))
 	}
 }
+
+// verifies Ollama going away mid-session: the question fails with ErrUnreachable, is kept
+// in history as failed with the reason, and the next question answers with passages.
+func TestOllamaGoneMidSession(t *testing.T) {
+	dir := t.TempDir()
+	note := filepath.Join(dir, "walden.md")
+	os.WriteFile(note, []byte(woods), 0o644)
+	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: "127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx := context.Background()
+	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
+		t.Fatal(err)
+	}
+	// As if the status had been checked while Ollama still ran.
+	st := eng.Status(ctx)
+	st.chatOK = true
+	eng.statusMu.Lock()
+	eng.status, eng.statusAt = st, time.Now()
+	eng.statusMu.Unlock()
+	_, err = eng.AskSession(ctx, "What did Thoreau plant?", AskOptions{}, nil)
+	if !errors.Is(err, llm.ErrUnreachable) {
+		t.Fatalf("ask with Ollama gone: %v", err)
+	}
+	list, _ := eng.Sessions(ctx)
+	if len(list) != 1 {
+		t.Fatalf("sessions: %+v", list)
+	}
+	d, _ := eng.Session(ctx, list[0].ID)
+	if len(d.Messages) != 1 || d.Messages[0].Status != library.MessageFailed || !strings.Contains(d.Messages[0].Note, "not reachable") {
+		t.Fatalf("failed question in history: %+v", d.Messages)
+	}
+	ans, err := eng.AskSession(ctx, "What did Thoreau plant?", AskOptions{SessionID: list[0].ID}, nil)
+	if err != nil || ans.Mode != "passages" {
+		t.Fatalf("next question: %+v %v", ans, err)
+	}
+}
