@@ -50,6 +50,8 @@ type App struct {
 
 	queue chan string
 	wg    sync.WaitGroup
+
+	watches watches // watched folders (watch.go)
 }
 
 // New makes the bridge for an open engine. Call start before use and stop at the end.
@@ -72,6 +74,7 @@ func (a *App) start(ctx context.Context) {
 		a.wg.Add(1)
 		go a.ingestWorker()
 	}
+	a.resumeWatches()
 	go func() {
 		// Compile the PDF engine now, not when the first document is dropped.
 		if _, err := ingest.Warmup(a.ctx); err != nil {
@@ -91,6 +94,7 @@ func (a *App) stop() {
 	a.cancel()
 	close(a.queue)
 	a.wg.Wait()
+	a.stopWatches()
 }
 
 func (a *App) ingestWorker() {

@@ -1,0 +1,136 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/carrel-app/carrel/backend/engine"
+)
+
+type watchRecorder struct {
+	mu      sync.Mutex
+	removed map[string]bool // ids
+	ready   map[string]bool // paths
+	synced  int
+}
+
+func (r *watchRecorder) Emit(name string, data any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch name {
+	case EventLibraryChanged:
+		d := data.(Document)
+		if d.Status == "removed" {
+			r.removed[d.ID] = true
+		} else if d.Status == "ready" {
+			r.ready[d.Path] = true
+		}
+	case EventWatchSynced:
+		r.synced++
+	}
+}
+
+func (r *watchRecorder) has(f func() bool) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return f()
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// verifies the watched-folders bridge: WatchFolder ingests the folder and follows it
+// (library:changed and watch:synced events), the choice survives a restart of the app,
+// UnwatchFolder stops following, and a folder deleted while watched is reported.
+func TestWatchBridge(t *testing.T) {
+	lib, dir := t.TempDir(), t.TempDir()
+	eng, err := engine.Open(engine.Config{Dir: lib, OllamaHost: "127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	rec := &watchRecorder{removed: map[string]bool{}, ready: map[string]bool{}}
+	a := New(eng, rec)
+	a.start(context.Background())
+
+	first := filepath.Join(dir, "first.md")
+	os.WriteFile(first, []byte("# First\n\nThe first note.\n"), 0o644)
+	if _, err := a.WatchFolder(first); err == nil {
+		t.Errorf("a file was accepted as a folder to watch")
+	}
+	w, err := a.WatchFolder(dir)
+	if err != nil || w.Dir != dir || !w.Active {
+		t.Fatalf("WatchFolder = %+v, %v", w, err)
+	}
+	eventually(t, "the folder's file", func() bool { return rec.has(func() bool { return rec.ready[first] }) })
+	second := filepath.Join(dir, "second.txt")
+	os.WriteFile(second, []byte("The second note, added while watched.\n"), 0o644)
+	eventually(t, "the added file", func() bool { return rec.has(func() bool { return rec.ready[second] && rec.synced > 0 }) })
+	ls, err := a.ListWatched()
+	if err != nil || len(ls) != 1 || !ls[0].Active || ls[0].Dir != dir {
+		t.Fatalf("ListWatched = %+v, %v", ls, err)
+	}
+	a.stop()
+
+	// A new app over the same library resumes the watch and sees the deletion made
+	// while it was not running.
+	docs, _ := eng.Library().Documents(context.Background())
+	var secondID string
+	for _, d := range docs {
+		if d.Path == second {
+			secondID = d.ID
+		}
+	}
+	os.Remove(second)
+	b := New(eng, rec)
+	b.start(context.Background())
+	defer b.stop()
+	eventually(t, "the deletion", func() bool { return rec.has(func() bool { return rec.removed[secondID] }) })
+
+	if err := b.UnwatchFolder(dir); err != nil {
+		t.Fatal(err)
+	}
+	if ls, _ := b.ListWatched(); len(ls) != 0 {
+		t.Errorf("still watched: %+v", ls)
+	}
+	third := filepath.Join(dir, "third.txt")
+	os.WriteFile(third, []byte("Not watched any more.\n"), 0o644)
+	time.Sleep(1500 * time.Millisecond)
+	if rec.has(func() bool { return rec.ready[third] }) {
+		t.Errorf("a file added after UnwatchFolder was ingested")
+	}
+
+	// A watched folder that disappears ends its watch with a reason.
+	gone := t.TempDir()
+	if _, err := b.WatchFolder(gone); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(gone, "kept.md"), []byte("# Kept\n\nKept when its folder vanishes.\n"), 0o644)
+	eventually(t, "the file of the folder to vanish", func() bool {
+		return rec.has(func() bool { return rec.ready[filepath.Join(gone, "kept.md")] })
+	})
+	os.RemoveAll(gone)
+	eventually(t, "the vanished folder", func() bool {
+		ls, _ := b.ListWatched()
+		return len(ls) == 1 && !ls[0].Active && strings.Contains(ls[0].Error, "moved or deleted")
+	})
+	docs, _ = eng.Library().Documents(context.Background())
+	kept := false
+	for _, d := range docs {
+		kept = kept || d.Path == filepath.Join(gone, "kept.md")
+	}
+	if !kept {
+		t.Errorf("the documents of a vanished folder were removed")
+	}
+}
