@@ -44,7 +44,7 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 		ans, err := a.eng.AskSession(ctx, question, opt, func(ev engine.AskEvent) error {
 			if ev.IsStart {
 				a.emit.Emit(EventAnswerStart, map[string]any{"askID": id, "question": question, "citations": citations(ev.Start),
-					"session_id": opt.SessionID})
+					"session_id": ev.SessionID})
 			} else {
 				a.emit.Emit(EventAnswerToken, map[string]any{"askID": id, "text": ev.Token})
 			}

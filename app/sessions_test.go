@@ -30,6 +30,9 @@ func waitAnswer(t *testing.T, evs <-chan sse, askID string) (string, map[string]
 			if ev.name == EventSessionChanged {
 				changed = append(changed, m)
 			}
+			if ev.name == EventAnswerStart && m["askID"] == askID && m["session_id"] == "" {
+				t.Fatalf("answer:start without a session id: %v", m)
+			}
 			if m["askID"] != askID {
 				continue
 			}

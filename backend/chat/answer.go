@@ -69,6 +69,8 @@ type Event struct {
 	Start   []Passage // set once, before any token
 	Token   string
 	IsStart bool
+	// SessionID is the study session the answer goes to (set by the engine on Start).
+	SessionID string
 }
 
 // Request is one question.

@@ -53,7 +53,16 @@ func (e *Engine) AskSession(ctx context.Context, question string, opt AskOptions
 		return nil, err
 	}
 	standalone, _, rewriteUsage := chat.Rewrite(ctx, m.provider, llm.ChatRequest{Model: m.name, NumCtx: m.numCtx, KeepAlive: e.keepAlive()}, question, history)
-	ans, err := e.answer(ctx, st, m, standalone, sess.DocIDs, fn)
+	withSession := func(ev AskEvent) error {
+		if ev.IsStart {
+			ev.SessionID = sess.ID
+		}
+		if fn == nil {
+			return nil
+		}
+		return fn(ev)
+	}
+	ans, err := e.answer(ctx, st, m, standalone, sess.DocIDs, withSession)
 	if errors.Is(err, llm.ErrModelNotFound) || errors.Is(err, llm.ErrUnreachable) {
 		// Removed or stopped since the status was checked: the next question answers
 		// without it (the passages), saying why.
