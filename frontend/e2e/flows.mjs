@@ -502,7 +502,10 @@ export async function sessionsFlow({ page, url, files }) {
   await other.locator('[data-testid=session-delete]').click();
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=session]').length === 1);
   await page.reload();
+  // The session open at the reload opens again, with its three exchanges.
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=turn]').length === 3, null, { timeout: 15_000 });
   await page.click('[data-testid=tab-sessions]');
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=session]').length === 1);
+  assert((await page.locator('[data-testid=session]').first().getAttribute('aria-current')) === 'true', 'and is marked open');
   return { bytes: md.length };
 }

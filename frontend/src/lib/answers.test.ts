@@ -102,3 +102,13 @@ describe('AskBuffer', () => {
     expect(b.take('1')).toEqual([]);
   });
 });
+
+describe('session answer fields', () => {
+  it('keeps a budget warning and the model to download', () => {
+    const { t } = run([start('a1'), done('a1', 'A', { warning: '82% of the budget is spent' })]);
+    expect(t.warning).toBe('82% of the budget is spent');
+    const e = run([start('a1'), { name: 'answer:error', data: parse.answerError({ askID: 'a1', message: 'model not found', pull: 'llama3.2:3b' }) }]);
+    expect(e.t.state).toBe('error');
+    expect(e.t.pull).toBe('llama3.2:3b');
+  });
+});

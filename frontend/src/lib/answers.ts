@@ -28,6 +28,10 @@ export type Turn = {
   note: string;
   usage: Usage | null;
   error: string;
+  /** A model to download to answer (answer:error with pull). */
+  pull: string;
+  /** A budget warning. */
+  warning: string;
 };
 
 let seq = 0;
@@ -46,6 +50,8 @@ export function newTurn(question: string, scope: string[]): Turn {
     note: '',
     usage: null,
     error: '',
+    pull: '',
+    warning: '',
   };
 }
 
@@ -73,6 +79,7 @@ export function applyAnswerEvent(t: Turn, ev: AnswerEvent): void {
       t.model = d.model;
       if (d.mode) t.mode = d.mode;
       t.note = d.note;
+      t.warning = d.warning ?? '';
       if (t.state !== 'stopped') t.state = 'done';
       return;
     }
@@ -81,6 +88,7 @@ export function applyAnswerEvent(t: Turn, ev: AnswerEvent): void {
       if (t.state === 'stopped' || t.state === 'done') return;
       if (ev.data.partial.length >= t.text.length) t.text = ev.data.partial;
       t.error = ev.data.message || 'The answer failed.';
+      t.pull = ev.data.pull ?? '';
       t.state = 'error';
       return;
   }

@@ -157,12 +157,13 @@ export function answerDone(v: unknown): AnswerDone {
     mode: answerMode(o.mode),
     note: str(o.note),
     session_id: str(o.session_id),
+    warning: str(o.warning),
   };
 }
 
 export function answerError(v: unknown): AnswerError {
   const o = obj(v);
-  return { askID: str(o.askID), message: str(o.message), partial: str(o.partial), session_id: str(o.session_id) };
+  return { askID: str(o.askID), message: str(o.message), partial: str(o.partial), session_id: str(o.session_id), pull: str(o.pull) };
 }
 
 export const addResult = (v: unknown) => ({ queued: num(obj(v).queued) });

@@ -69,8 +69,17 @@ export type AnswerDone = {
   note: string;
   /** The study session the answer was saved in ('' or absent for a plain Ask). */
   session_id?: string;
+  /** A budget warning (from 80% of the cloud budget). */
+  warning?: string;
 };
-export type AnswerError = { askID: string; message: string; partial: string; session_id?: string };
+export type AnswerError = {
+  askID: string;
+  message: string;
+  partial: string;
+  session_id?: string;
+  /** The chat model to download when it is not installed in Ollama. */
+  pull?: string;
+};
 
 /** A saved study session (docs/bridge.md, app/sessions.go). */
 export type Session = {

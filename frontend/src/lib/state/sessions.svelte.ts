@@ -11,6 +11,8 @@ export class SessionsState {
   loaded = $state(false);
   error = $state('');
   opening = $state('');
+  /** The last session was reopened (or there was none): from now on, forget it on a new one. */
+  #restored = $state(false);
 
   constructor(
     private chat: ChatState,
@@ -18,6 +20,18 @@ export class SessionsState {
   ) {}
 
   connect(): () => void {
+    // The session open when Carrel was last closed opens again.
+    const remember = $effect.root(() => {
+      $effect(() => {
+        const id = this.chat.sessionID;
+        try {
+          if (id) localStorage.setItem(LAST_KEY, id);
+          else if (this.#restored) localStorage.removeItem(LAST_KEY);
+        } catch {
+          // No storage: nothing to remember.
+        }
+      });
+    });
     const off = api.on('session:changed', (ev) => {
       if (!ev.id) return;
       const rest = this.list.filter((s) => s.id !== ev.id);
@@ -28,8 +42,20 @@ export class SessionsState {
       const { deleted: _d, ...s } = ev;
       this.list = [s, ...rest].sort((a, b) => (b.updated_at > a.updated_at ? 1 : b.updated_at < a.updated_at ? -1 : 0));
     });
-    void this.refresh();
-    return off;
+    let last = '';
+    try {
+      last = localStorage.getItem(LAST_KEY) ?? '';
+    } catch {
+      // No storage.
+    }
+    void this.refresh().then(async () => {
+      if (last && !this.chat.sessionID && this.chat.turns.length === 0 && this.list.some((s) => s.id === last)) await this.open(last);
+      this.#restored = true;
+    });
+    return () => {
+      off();
+      remember();
+    };
   }
 
   refresh = async (): Promise<void> => {
@@ -102,6 +128,8 @@ export class SessionsState {
     }
   };
 }
+
+const LAST_KEY = 'carrel.session.last';
 
 /** A title as a file name: no path separators or control characters, not too long. */
 export function fileName(title: string): string {
