@@ -164,3 +164,21 @@ func TestCalibrate(t *testing.T) {
 		t.Fatal("the zero estimator differs from EstimateTokens")
 	}
 }
+
+// verifies the embedding step of grounding with known vectors: a paraphrase sharing no
+// words with any passage gets the marker of the passage its vector is closest to, when
+// close enough; a distant one stays unsupported, and marked sentences are left alone.
+func TestAttachBySimilarity(t *testing.T) {
+	answer := Ground("He sought a purposeful existence in nature. Cheese is tasty. Vectors are compared exhaustively [2].", passages)
+	un := Unsupported(answer)
+	if len(un) != 2 || un[0] != "He sought a purposeful existence in nature." {
+		t.Fatalf("unsupported = %q", un)
+	}
+	sent := [][]float32{{0.8, 0.6, 0}, {0, 0, 1}}
+	pass := [][]float32{{1, 0, 0}, {0, 1, 0}}
+	got := AttachBySimilarity(answer, passages, sent, pass, SimilarityThreshold)
+	want := "He sought a purposeful existence in nature [1]. Cheese is tasty. Vectors are compared exhaustively [2]."
+	if got != want {
+		t.Fatalf("AttachBySimilarity\n got %q\nwant %q", got, want)
+	}
+}

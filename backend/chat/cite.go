@@ -221,3 +221,54 @@ func supportSpan(claim string, n int, text string) Span {
 	}
 	return best
 }
+
+// SimilarityThreshold is the cosine similarity from which a sentence's embedding counts
+// as drawing on a passage's, when no words tie them (a paraphrase).
+const SimilarityThreshold = 0.65
+
+// Unsupported returns the sentences of a grounded answer that carry no marker and have
+// content words, in order: the ones [AttachBySimilarity] may still place.
+func Unsupported(answer string) []string {
+	var out []string
+	for _, s := range splitSentences(answer) {
+		if len(markerRE.FindAllString(s, -1)) == 0 && len(contentWords(s)) > 0 {
+			out = append(out, strings.TrimSpace(s))
+		}
+	}
+	return out
+}
+
+// AttachBySimilarity gives each unsupported sentence (as [Unsupported] lists them, with
+// their vectors in sentVecs) the marker of the passage whose vector (passVecs, in
+// passage order) is most similar, when that similarity reaches threshold. Vectors are
+// L2-normalised, so the dot product is the cosine.
+func AttachBySimilarity(answer string, passages []Passage, sentVecs, passVecs [][]float32, threshold float64) string {
+	var b strings.Builder
+	i := 0
+	for _, s := range splitSentences(answer) {
+		if len(markerRE.FindAllString(s, -1)) == 0 && len(contentWords(s)) > 0 {
+			if i < len(sentVecs) {
+				best, bestSim := 0, threshold
+				for k, pv := range passVecs {
+					if sim := dot(sentVecs[i], pv); k < len(passages) && sim >= bestSim {
+						best, bestSim = k+1, sim
+					}
+				}
+				if best > 0 {
+					s = insertMarker(s, passages[best-1].N)
+				}
+			}
+			i++
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+func dot(a, b []float32) float64 {
+	var s float64
+	for i := range min(len(a), len(b)) {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}

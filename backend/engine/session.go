@@ -213,12 +213,39 @@ func (e *Engine) answer(ctx context.Context, st Status, m answerModel, question 
 		fn = func(AskEvent) error { return nil }
 	}
 	ans, err := chat.Respond(ctx, req, fn)
+	if err == nil && ans != nil && ans.Mode == chat.ModeModel && st.embedOK {
+		e.groundByMeaning(ctx, ans)
+	}
 	// A count at the window's edge may be a truncated prompt's: it says nothing then.
 	if ans != nil && m.provider != nil && m.provider == e.ollama && !ans.UsageEstimated && ans.Usage.PromptTokens > 0 &&
 		ans.Usage.PromptTokens+cfg.MaxTokens < m.numCtx {
 		e.calib.Store(m.name, chat.Calibrate(m.tokens, ans.PromptBytes, ans.Usage.PromptTokens))
 	}
 	return ans, err
+}
+
+// groundByMeaning places sentences that share no words with any passage (paraphrases)
+// by embedding similarity, then recomputes the claims. A failure leaves the answer as
+// lexical grounding made it.
+func (e *Engine) groundByMeaning(ctx context.Context, ans *chat.Answer) {
+	un := chat.Unsupported(ans.Text)
+	if len(un) == 0 || len(ans.Citations) == 0 {
+		return
+	}
+	model := e.Config().EmbedModel
+	texts := make([]string, 0, len(un)+len(ans.Citations))
+	for _, s := range un {
+		texts = append(texts, queryPrefix(model)+s)
+	}
+	for _, p := range ans.Citations {
+		texts = append(texts, docPrefix(model)+p.Text)
+	}
+	vecs, err := e.ollama.Embed(ctx, model, texts)
+	if err != nil || len(vecs) != len(texts) {
+		return
+	}
+	ans.Text = chat.AttachBySimilarity(ans.Text, ans.Citations, vecs[:len(un)], vecs[len(un):], chat.SimilarityThreshold)
+	ans.Claims = chat.Claims(ans.Text, ans.Citations)
 }
 
 // estimator is the token estimator calibrated for a local model so far (0: default).

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/llm"
 	"github.com/carrel-app/carrel/internal/testollama"
@@ -315,5 +316,23 @@ func TestOllamaGoneMidSession(t *testing.T) {
 	ans, err := eng.AskSession(ctx, "What did Thoreau plant?", AskOptions{SessionID: list[0].ID}, nil)
 	if err != nil || ans.Mode != "passages" {
 		t.Fatalf("next question: %+v %v", ans, err)
+	}
+}
+
+// verifies the embedding step of grounding through the real Ollama embedding model: a
+// sentence left unmarked is placed on the passage whose embedding matches it.
+func TestGroundByMeaning(t *testing.T) {
+	srv := testollama.Start(t)
+	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ans := &chat.Answer{Mode: chat.ModeModel, Text: "Simplify your life and keep your accounts on your thumbnail.",
+		Citations: []chat.Passage{{N: 1, Text: "Ponds freeze in winter and the ice is cut in blocks."},
+			{N: 2, Text: "Simplify your life and keep your accounts on your thumbnail."}}}
+	eng.groundByMeaning(context.Background(), ans)
+	if ans.Text != "Simplify your life and keep your accounts on your thumbnail [2]." || len(ans.Claims) != 1 || !ans.Claims[0].Supported {
+		t.Fatalf("grounded by meaning: %q %+v", ans.Text, ans.Claims)
 	}
 }
