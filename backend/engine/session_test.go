@@ -171,7 +171,20 @@ func TestStopKeepsPartialAnswer(t *testing.T) {
 // (keep_alive), instead of its five-minute default.
 func TestKeepAlive(t *testing.T) {
 	srv := testollama.Start(t)
-	eng, _ := openWithNotes(t, srv)
+	dir := t.TempDir()
+	note := filepath.Join(dir, "walden.md")
+	os.WriteFile(note, []byte(woods), 0o644)
+	// No embedding model: the test's two models share one weights file, and Ollama
+	// v0.6.5 reloads that file's runner for whichever name asks last.
+	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+		EmbedModel: "not-installed", MaxTokens: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if _, err := eng.IngestFile(context.Background(), note, nil); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := eng.AskSession(context.Background(), "What did Thoreau plant?", AskOptions{}, nil); err != nil {
 		t.Fatal(err)
 	}
