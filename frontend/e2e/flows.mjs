@@ -428,9 +428,25 @@ export async function feelFlow({ page, url, files, broken, fixed, inbox }) {
   await page.locator('[data-testid=chat-empty]').waitFor();
   await page.keyboard.press('Control+,');
   await page.locator('[data-testid=settings]').waitFor();
+
+  // Cloud settings: choose OpenAI and a budget; both are saved, and the cost meter appears.
+  await page.check('[data-testid=provider-openai]');
+  await page.locator('[data-testid=cloud-model]').waitFor();
+  await page.fill('[data-testid=budget]', '5');
+  await page.click('[data-testid=budget-save]');
+  await page.locator('[data-testid=meter]').waitFor({ timeout: 10_000 });
+  const meter = (await page.textContent('[data-testid=meter]'))?.replace(/\s+/g, ' ').trim();
+  assert(/Total \$0\.00 of \$5\.00/.test(meter ?? ''), `the meter shows the budget (${meter})`);
+  await screenshot(page, 'feel-3-cloud');
+  await page.reload();
+  await page.keyboard.press('Control+,');
+  await page.locator('[data-testid=provider-openai]:checked').waitFor();
+  assert((await page.inputValue('[data-testid=budget]')) === '5', 'the budget was saved');
+  await page.check('[data-testid=provider-ollama]');
+  await page.locator('[data-testid=cloud-model]').waitFor({ state: 'detached' });
   await page.keyboard.press('Escape');
   await page.locator('[data-testid=settings]').waitFor({ state: 'hidden' });
-  return { maths, sources };
+  return { maths, sources, meter };
 }
 
 /** Sessions: asked questions are saved; list, rename, new, resume, export, delete. */

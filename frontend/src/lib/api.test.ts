@@ -144,6 +144,10 @@ describe('Wails transport', () => {
       RenameSession: vi.fn().mockResolvedValue(null),
       DeleteSession: vi.fn().mockResolvedValue(null),
       ExportSession: vi.fn().mockResolvedValue('# Ponds'),
+      CloudSettings: vi.fn().mockResolvedValue({ provider: 'weird', keys: { openai: 'keyring', anthropic: 'nope' }, budget_usd: 5, prices: { 'gpt-x': { input: 1, output: 2 } } }),
+      SetCloudSettings: vi.fn().mockImplementation(async (s) => s),
+      SetAPIKey: vi.fn().mockRejectedValue('no keyring here: set OPENAI_API_KEY instead'),
+      DeleteAPIKey: vi.fn().mockResolvedValue({ provider: 'openai' }),
       Meter: vi.fn().mockResolvedValue({ total_usd: 0.42, answers: '3', budget_usd: 1, budget_used: 0.42, provider: 'openai' }),
     };
     let drop: ((x: number, y: number, paths: string[]) => void) | null = null;
@@ -199,6 +203,10 @@ describe('Wails transport', () => {
     expect(w.App.RenameSession).toHaveBeenCalledWith('s1', 'Walden');
     await api.deleteSession('s1');
     await expect(api.exportSession('s1')).resolves.toBe('# Ponds');
+    const cs = await api.getCloudSettings();
+    expect(cs).toMatchObject({ provider: 'ollama', budget_usd: 5, keys: { openai: 'keyring', anthropic: '' }, prices: { 'gpt-x': { input: 1, output: 2, cached_input: 0 } } });
+    await expect(api.setCloudSettings({ ...cs, provider: 'openai' })).resolves.toMatchObject({ provider: 'openai', budget_usd: 5 });
+    await expect(api.setAPIKey('openai', 'sk-x')).rejects.toThrow(/OPENAI_API_KEY/);
     const m = await api.getMeter();
     expect(m).toMatchObject({ total_usd: 0.42, answers: 3, budget_used: 0.42, provider: 'openai', warning: '', prompt_tokens: 0 });
   });

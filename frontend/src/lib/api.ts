@@ -8,7 +8,7 @@
 // Every value coming back is normalised (./normalize) so the UI can trust its shape.
 
 import * as parse from './normalize';
-import type { AddResult, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status } from './types';
+import type { AddResult, CloudSettings, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status } from './types';
 import { EVENT_NAMES } from './types';
 
 /** The bound Go methods, typed by hand from docs/bridge.md (no generated wailsjs). */
@@ -33,6 +33,10 @@ interface WailsApp {
   DeleteSession(sessionID: string): Promise<unknown>;
   ExportSession(sessionID: string): Promise<unknown>;
   Meter(): Promise<unknown>;
+  CloudSettings(): Promise<unknown>;
+  SetCloudSettings(settings: unknown): Promise<unknown>;
+  SetAPIKey(provider: string, key: string): Promise<unknown>;
+  DeleteAPIKey(provider: string): Promise<unknown>;
 }
 
 /** The part of the Wails v2.9 JS runtime we use (wrapper/runtime.d.ts). */
@@ -183,6 +187,18 @@ export async function exportSession(sessionID: string): Promise<string> {
 
 /** Spending so far (cloud answers; local ones cost nothing). */
 export const getMeter = async (): Promise<Meter> => parse.meter(await call('Meter'));
+
+export const getCloudSettings = async (): Promise<CloudSettings> => parse.cloudSettings(await call('CloudSettings'));
+
+/** Saves who answers, cloud models and the budget (keys go through setAPIKey). */
+export const setCloudSettings = async (s: CloudSettings): Promise<CloudSettings> =>
+  parse.cloudSettings(await call('SetCloudSettings', s));
+
+/** Stores a key in the OS keyring (never in files or logs). */
+export const setAPIKey = async (provider: string, key: string): Promise<CloudSettings> =>
+  parse.cloudSettings(await call('SetAPIKey', provider, key));
+
+export const deleteAPIKey = async (provider: string): Promise<CloudSettings> => parse.cloudSettings(await call('DeleteAPIKey', provider));
 
 export async function cancel(askID: string): Promise<void> {
   await call('Cancel', askID);

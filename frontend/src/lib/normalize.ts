@@ -23,6 +23,8 @@ import type {
   SessionDetail,
   SessionEvent,
   Meter,
+  CloudSettings,
+  Price,
   Status,
   Usage,
 } from './types';
@@ -287,6 +289,38 @@ export function meter(v: unknown): Meter {
     warning: str(o.warning),
     provider: str(o.provider),
     model: str(o.model),
+    prices_as_of: str(o.prices_as_of),
+  };
+}
+
+function price(v: unknown): Price {
+  const o = obj(v);
+  const p: Price = { input: num(o.input), output: num(o.output), cached_input: num(o.cached_input) };
+  if (o.cache_write != null) p.cache_write = num(o.cache_write);
+  return p;
+}
+
+function prices(v: unknown): Record<string, Price> {
+  return Object.fromEntries(Object.entries(obj(v)).map(([k, p]) => [k, price(p)]));
+}
+
+const PROVIDERS: CloudSettings['provider'][] = ['ollama', 'openai', 'anthropic'];
+
+export function cloudSettings(v: unknown): CloudSettings {
+  const o = obj(v);
+  const keySource = (x: unknown) => (x === 'keyring' || x === 'environment' ? x : '');
+  return {
+    provider: PROVIDERS.includes(o.provider as CloudSettings['provider']) ? (o.provider as CloudSettings['provider']) : 'ollama',
+    openai_model: str(o.openai_model),
+    anthropic_model: str(o.anthropic_model),
+    openai_base_url: str(o.openai_base_url),
+    anthropic_base_url: str(o.anthropic_base_url),
+    budget_usd: num(o.budget_usd),
+    prices: prices(o.prices),
+    keep_alive: str(o.keep_alive),
+    keys: Object.fromEntries(Object.entries(obj(o.keys)).map(([k, x]) => [k, keySource(x)])),
+    key_error: Object.fromEntries(Object.entries(obj(o.key_error)).map(([k, x]) => [k, str(x)])),
+    builtin_prices: prices(o.builtin_prices),
     prices_as_of: str(o.prices_as_of),
   };
 }

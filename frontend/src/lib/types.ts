@@ -130,6 +130,24 @@ export type Meter = {
   prices_as_of: string;
 };
 
+export type Price = { input: number; output: number; cached_input: number; cache_write?: number };
+
+/** Who answers, cloud models, keys and the budget (CloudSettings). */
+export type CloudSettings = {
+  provider: 'ollama' | 'openai' | 'anthropic';
+  openai_model: string;
+  anthropic_model: string;
+  openai_base_url: string;
+  anthropic_base_url: string;
+  budget_usd: number;
+  prices: Record<string, Price>;
+  keep_alive: string;
+  keys: Record<string, 'keyring' | 'environment' | ''>;
+  key_error: Record<string, string>;
+  builtin_prices: Record<string, Price>;
+  prices_as_of: string;
+};
+
 /** `session:changed`: a session created, answered in or renamed, or `deleted`. */
 export type SessionEvent = Session & { deleted: boolean };
 
