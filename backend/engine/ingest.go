@@ -63,12 +63,12 @@ type ProgressFunc func(library.Document)
 // A mail's attachments are saved under the library folder (attachments/) and ingested
 // after it, each as its own document; their results are in Result.Attachments.
 func (e *Engine) IngestFile(ctx context.Context, path string, progress ProgressFunc) (Result, error) {
-	return e.ingestTree(ctx, path, progress, 0)
+	return e.ingestTree(ctx, path, progress, 0, nil)
 }
 
-func (e *Engine) ingestTree(ctx context.Context, path string, progress ProgressFunc, depth int) (Result, error) {
+func (e *Engine) ingestTree(ctx context.Context, path string, progress ProgressFunc, depth int, lb *lexBatch) (Result, error) {
 	var atts []ingest.Attachment
-	res, err := e.ingestOne(ctx, path, progress, &atts)
+	res, err := e.ingestOne(ctx, path, progress, &atts, lb)
 	if err != nil || len(atts) == 0 {
 		return res, err
 	}
@@ -84,7 +84,7 @@ func (e *Engine) ingestTree(ctx context.Context, path string, progress ProgressF
 			res.Attachments = append(res.Attachments, Result{Path: a.Name, Status: Failed, Error: oneLine(err)})
 			continue
 		}
-		r, err := e.ingestTree(ctx, p, progress, depth+1)
+		r, err := e.ingestTree(ctx, p, progress, depth+1, lb)
 		if err != nil {
 			return res, err
 		}
@@ -108,7 +108,7 @@ func (e *Engine) saveAttachment(mailID string, a ingest.Attachment) (string, err
 }
 
 // ingestOne ingests the file at path; a mail's attachments are handed back in atts.
-func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFunc, atts *[]ingest.Attachment) (Result, error) {
+func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFunc, atts *[]ingest.Attachment, lb *lexBatch) (Result, error) {
 	if progress == nil {
 		progress = func(library.Document) {}
 	}
@@ -207,7 +207,7 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 	for i, c := range chunks {
 		lexDocs[i] = index.LexDoc{ID: strconv.FormatInt(c.Seq, 10), DocID: id, Title: doc.Title, Section: c.Section, Text: c.Text}
 	}
-	if err := e.lex.Add(lexDocs); err != nil {
+	if err := lb.add(e, lexDocs); err != nil {
 		return res, fmt.Errorf("index %s: %w", path, err)
 	}
 	doc.Chunks = len(chunks)
@@ -460,6 +460,9 @@ func (e *Engine) IngestFiles(ctx context.Context, paths []string, workers int, p
 		}
 	}
 	results := make([]Result, len(paths))
+	// The lexical index takes the chunks of many documents at once: one bleve segment
+	// per document made its merger the largest cost after PDFium.
+	lb := &lexBatch{}
 	var (
 		mu       sync.Mutex
 		firstErr error
@@ -479,7 +482,7 @@ func (e *Engine) IngestFiles(ctx context.Context, paths []string, workers int, p
 				if i >= len(paths) || stop {
 					return
 				}
-				r, err := e.IngestFile(ctx, paths[i], progress)
+				r, err := e.ingestTree(ctx, paths[i], progress, 0, lb)
 				mu.Lock()
 				results[i] = r
 				if err != nil && firstErr == nil {
@@ -493,10 +496,51 @@ func (e *Engine) IngestFiles(ctx context.Context, paths []string, workers int, p
 		}()
 	}
 	wg.Wait()
+	if err := lb.flush(e); err != nil && firstErr == nil {
+		firstErr = fmt.Errorf("index: %w", err)
+	}
 	if firstErr == nil {
 		firstErr = ctx.Err()
 	}
 	return results, firstErr
+}
+
+// lexBatch gathers the lexical entries of several documents and adds them to the index
+// together (a nil *lexBatch adds at once). Entries not yet flushed when the process dies
+// are restored by the reconciliation at the next start, which rebuilds a lexical index
+// whose count disagrees with the library.
+type lexBatch struct {
+	mu      sync.Mutex
+	pending []index.LexDoc
+}
+
+// lexBatchSize is how many chunks are gathered before they are written: about 1 MB of
+// text, a few hundred pages. A variable for tests.
+var lexBatchSize = 1500
+
+func (b *lexBatch) add(e *Engine, docs []index.LexDoc) error {
+	if b == nil {
+		return e.lex.Add(docs)
+	}
+	b.mu.Lock()
+	b.pending = append(b.pending, docs...)
+	full := len(b.pending) >= lexBatchSize
+	b.mu.Unlock()
+	if full {
+		return b.flush(e)
+	}
+	return nil
+}
+
+func (b *lexBatch) flush(e *Engine) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.pending) == 0 {
+		return nil
+	}
+	docs := b.pending
+	b.pending = nil
+	return e.lex.Add(docs)
 }
 
 // DocInfo is what ingest learned about a document beyond the library's columns, kept in

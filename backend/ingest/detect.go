@@ -27,6 +27,10 @@ var DocTypes = []string{TypePaper, TypeTextbook, TypeDocs, TypeCode, TypeMail, T
 const (
 	detectHead = 300_000
 	detectTail = 100_000
+	// Citations, identifiers and DOIs are counted in a sample of the text (the first and
+	// last pages): their patterns cost more than the rest of detection.
+	detectSampleHead = 40_000
+	detectSampleTail = 20_000
 )
 
 var (
@@ -76,6 +80,7 @@ type features struct {
 	citations, chapters, exercises                            int
 	codeLines, fences, identifiers, docsHeads, shall          int
 	mailHeads, imrad                                          int
+	sampleWords                                               int
 	headings                                                  int
 }
 
@@ -104,6 +109,7 @@ func DetectType(doc *Document) string {
 		return TypeCode // a printed or pasted source file
 	}
 	perK := func(n int) float64 { return float64(n) * 1000 / float64(max(f.words, 1)) }
+	perKSample := func(n int) float64 { return float64(n) * 1000 / float64(max(f.sampleWords, 1)) }
 
 	paper := 0
 	if f.abstract {
@@ -121,7 +127,7 @@ func DetectType(doc *Document) string {
 	if f.imrad >= 3 {
 		paper += 2
 	}
-	if f.citations >= 5 && perK(f.citations) >= 1 {
+	if f.citations >= 5 && perKSample(f.citations) >= 1 {
 		paper += 2
 	}
 	switch {
@@ -163,9 +169,9 @@ func DetectType(doc *Document) string {
 	} else if codeShare >= 0.015 {
 		docs++
 	}
-	if perK(f.identifiers) >= 8 {
+	if perKSample(f.identifiers) >= 8 {
 		docs += 2
-	} else if perK(f.identifiers) >= 3 {
+	} else if perKSample(f.identifiers) >= 3 {
 		docs++
 	}
 	switch {
@@ -218,6 +224,13 @@ func extractFeatures(doc *Document) features {
 	total := 0
 	for _, t := range all {
 		total += len(t)
+	}
+	sampled := make([]bool, len(all))
+	for i, n := 0, 0; i < len(all) && n < detectSampleHead; i++ {
+		sampled[i], n = true, n+len(all[i])
+	}
+	for i, n := len(all)-1, 0; i >= 0 && n < detectSampleTail; i-- {
+		sampled[i], n = true, n+len(all[i])
 	}
 	seen := 0
 	lineNo := 0
@@ -281,14 +294,19 @@ func extractFeatures(doc *Document) features {
 				}
 			}
 		}
-		f.doi = f.doi || reDOI.MatchString(text)
+		f.shall += strings.Count(text, " shall ")
+		seen += len(text)
+		// The costlier patterns read a sample: the opening pages and the closing ones.
+		if !sampled[pi] {
+			continue
+		}
+		f.sampleWords += len(strings.Fields(text))
+		f.doi = f.doi || strings.Contains(text, "10.") && reDOI.MatchString(text)
 		f.arxiv = f.arxiv || reArXiv.MatchString(text)
 		f.isbn = f.isbn || reISBN.MatchString(text)
 		f.citations += len(reNumCite.FindAllStringIndex(text, -1)) + len(reAuthCite.FindAllStringIndex(text, -1))
 		f.identifiers += len(reCamel.FindAllStringIndex(text, -1)) + len(reSnake.FindAllStringIndex(text, -1)) +
 			len(reCall.FindAllStringIndex(text, -1))
-		f.shall += strings.Count(text, " shall ")
-		seen += len(text)
 	}
 	for _, h := range doc.Outline {
 		t := strings.ToLower(h.Title)
@@ -322,9 +340,11 @@ func isHeading(lower, word string) bool {
 // looksLikeCode reports whether a line of text reads as a line of source
 // code (a leading line number, as in printed listings, is ignored).
 func looksLikeCode(line string) bool {
-	line = reLineNum.ReplaceAllString(line, "")
-	if line == "" {
-		return false
+	if line[0] >= '0' && line[0] <= '9' {
+		line = reLineNum.ReplaceAllString(line, "")
+		if line == "" {
+			return false
+		}
 	}
 	if reCodeStart.MatchString(line) {
 		return true
