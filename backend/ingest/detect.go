@@ -29,8 +29,8 @@ const (
 	detectTail = 100_000
 	// Citations, identifiers and DOIs are counted in a sample of the text (the first and
 	// last pages): their patterns cost more than the rest of detection.
-	detectSampleHead = 40_000
-	detectSampleTail = 20_000
+	detectSampleHead = 24_000
+	detectSampleTail = 12_000
 )
 
 var (
@@ -275,10 +275,11 @@ func extractFeatures(doc *Document) features {
 				isHeading(lower, "works cited") || isHeading(lower, "literature cited") || isHeading(lower, "literature")) {
 				f.references = true
 			}
-			if short && reChapter.MatchString(line) {
+			if c := line[0] | 0x20; short && (c == 'c' || c == 'k') && reChapter.MatchString(line) {
 				f.chapters++
 			}
-			if short && reExercise.MatchString(line) || reExNum.MatchString(line) {
+			if c := line[0] | 0x20; (c == 'e' || c == 'p' || c == 'r' || c == 's' || c == 'q') &&
+				(short && reExercise.MatchString(line) || reExNum.MatchString(line)) {
 				f.exercises++
 			}
 			if short && imradHeadings[strings.TrimRight(strings.TrimLeft(lower, "0123456789.#ivx "), ": ")] {
