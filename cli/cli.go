@@ -149,31 +149,38 @@ func ingestCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) 
 	enc := json.NewEncoder(env.Stdout)
 	failed := 0
 	files := engine.ExpandPaths(args)
-	for i, path := range files {
-		last := ""
-		res, err := eng.IngestFile(ctx, path, func(d library.Document) {
-			line := fmt.Sprintf("[%d/%d] %s: %s", i+1, len(files), d.Title, d.Status)
-			if d.Total > 0 && (d.Status == library.StatusExtracting || d.Status == library.StatusEmbedding) {
-				line += fmt.Sprintf(" %d/%d", d.Done, d.Total)
+	last := map[string]string{}
+	progress := func(d library.Document) {
+		line := fmt.Sprintf("%s: %s", d.Title, d.Status)
+		if d.Total > 0 && (d.Status == library.StatusExtracting || d.Status == library.StatusEmbedding) {
+			line += fmt.Sprintf(" %d/%d", d.Done, d.Total)
+		}
+		if line != last[d.ID] {
+			fmt.Fprintln(env.Stderr, line)
+			last[d.ID] = line
+		}
+	}
+	// Several files are extracted at once; results are printed in the order given, each as
+	// soon as it and every file before it are done.
+	done := make([]*engine.Result, len(files))
+	next := 0
+	var encErr error
+	_, err := eng.IngestFiles(ctx, files, 0, progress, func(i int, r engine.Result) {
+		done[i] = &r
+		for next < len(done) && done[next] != nil {
+			r := done[next]
+			if r.Status == engine.Failed {
+				failed++
+				fmt.Fprintf(env.Stderr, "[%d/%d] %s: failed: %s\n", next+1, len(files), r.Path, r.Error)
 			}
-			if line != last {
-				fmt.Fprintln(env.Stderr, line)
-				last = line
+			if err := enc.Encode(r); err != nil && encErr == nil {
+				encErr = err
 			}
-		})
-		if err != nil {
-			return err
+			next++
 		}
-		if res.Status == engine.Failed {
-			failed++
-			fmt.Fprintf(env.Stderr, "[%d/%d] %s: failed: %s\n", i+1, len(files), path, res.Error)
-		}
-		if err := enc.Encode(res); err != nil {
-			return err
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	})
+	if err = errors.Join(err, encErr, ctx.Err()); err != nil {
+		return err
 	}
 	if n, err := eng.EmbedPending(ctx); err != nil {
 		fmt.Fprintf(env.Stderr, "embedding: %v (documents stay searchable by words)\n", err)
