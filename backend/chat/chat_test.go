@@ -21,6 +21,8 @@ func TestGround(t *testing.T) {
 		{"attach", "Thoreau went to the woods to live deliberately.", "Thoreau went to the woods to live deliberately [1]."},
 		{"second passage", "IndexFlatIP does exhaustive inner product search. ", "IndexFlatIP does exhaustive inner product search [2]. "},
 		{"keep model marker", "He lived deliberately [2].", "He lived deliberately [2]."},
+		{"keep agreeing marker", "Thoreau went to the woods [1].", "Thoreau went to the woods [1]."},
+		{"correct disagreeing marker", "Thoreau went to the woods to live deliberately [2].", "Thoreau went to the woods to live deliberately [1]."},
 		{"drop invalid marker", "Stored vectors are searched exhaustively [7].", "Stored vectors are searched exhaustively [2]."},
 		{"unsupported", "The moon is made of cheese.", "The moon is made of cheese."},
 		{"two sentences", "He went to the woods deliberately. Inner product search is exhaustive!",

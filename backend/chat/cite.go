@@ -2,6 +2,7 @@ package chat
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -46,14 +47,29 @@ func Ground(answer string, passages []Passage) string {
 			}
 			return ""
 		})
-		if len(Markers(body, len(passages))) == 0 {
-			if best := bestSupport(body, vocab); best > 0 {
-				body = insertMarker(body, best)
-			}
+		cited := Markers(body, len(passages))
+		if best := bestSupport(body, vocab); best > 0 && !slices.Contains(cited, best) && !agrees(body, cited, vocab) {
+			// No marker, or the model cited passages the sentence shares no word with while
+			// another passage clearly supports it: cite that one instead. A model marker
+			// that shares words with its passage is kept as the model wrote it.
+			body = insertMarker(spacedMarker.ReplaceAllString(body, ""), best)
 		}
 		b.WriteString(body)
 	}
 	return b.String()
+}
+
+// agrees reports whether the sentence shares a content word with any passage it cites.
+func agrees(sentence string, cited []int, vocab []map[string]bool) bool {
+	words := contentWords(sentence)
+	for _, k := range cited {
+		for w := range words {
+			if vocab[k-1][w] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // bestSupport returns the 1-based passage that supports sentence best, or 0.
