@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -84,6 +85,8 @@ type Request struct {
 	NumCtx        int // the model's context window in tokens; 0 means 4096
 	MaxTokens     int // answer length cap; 0 means 1024
 	Searched      int // number of documents searched, for the "not found" message
+	// SearchedTitles names the documents searched, so that "not found" says where it looked.
+	SearchedTitles []string
 	// KeepAlive is how long a local model stays loaded after answering (see llm.ChatRequest).
 	KeepAlive time.Duration
 	// Tokens estimates token counts for the budget; 0 is the default ratio. Calibrate it
@@ -96,7 +99,14 @@ type Request struct {
 func Respond(ctx context.Context, req Request, fn func(Event) error) (*Answer, error) {
 	if len(req.Passages) == 0 {
 		scope := "your documents"
-		if req.Searched > 0 {
+		switch t := req.SearchedTitles; {
+		case len(t) > 0 && len(t) <= 4:
+			q := make([]string, len(t))
+			for i, s := range t {
+				q[i] = strconv.Quote(s)
+			}
+			scope = "your documents (searched " + strings.Join(q, ", ") + ")"
+		case req.Searched > 0:
 			scope = fmt.Sprintf("your documents (%d searched)", req.Searched)
 		}
 		return &Answer{Mode: ModeNotFound, Model: req.ModelName, Citations: []Passage{}, Claims: []Claim{},

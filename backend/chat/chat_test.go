@@ -73,9 +73,13 @@ func TestMessagesBudget(t *testing.T) {
 
 // verifies the two answers that need no model: nothing found, and passages quoted.
 func TestRespondWithoutModel(t *testing.T) {
-	ans, err := Respond(context.Background(), Request{Question: "q", Searched: 3}, nil)
-	if err != nil || ans.Mode != ModeNotFound || !strings.Contains(ans.Text, "3 searched") {
+	ans, err := Respond(context.Background(), Request{Question: "q", Searched: 5}, nil)
+	if err != nil || ans.Mode != ModeNotFound || !strings.Contains(ans.Text, "5 searched") {
 		t.Fatalf("not found: %+v %v", ans, err)
+	}
+	ans, _ = Respond(context.Background(), Request{Question: "q", Searched: 2, SearchedTitles: []string{"Walden", "Go"}}, nil)
+	if !strings.Contains(ans.Text, `searched "Walden", "Go"`) {
+		t.Fatalf("not found names the documents searched: %q", ans.Text)
 	}
 	var started []Passage
 	ans, err = Respond(context.Background(), Request{Question: "q", Passages: passages, NoModelReason: "Ollama is not running."},

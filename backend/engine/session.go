@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -196,10 +197,11 @@ func (e *Engine) answer(ctx context.Context, st Status, m answerModel, question 
 		passages[i] = chat.Passage{N: i + 1, DocID: h.DocID, DocTitle: h.DocTitle, DocPath: h.DocPath, Page: h.Page,
 			PageEnd: h.PageEnd, Start: h.Start, End: h.End, Section: h.Section, Text: h.Text}
 	}
-	searched := len(docIDs)
-	if searched == 0 {
-		searched = st.Documents
+	titles, err := e.searchedTitles(ctx, docIDs)
+	if err != nil {
+		return nil, err
 	}
+	searched := len(titles)
 	if m.provider != nil && m.provider == e.ollama && m.tokens == 0 && len(passages) > 0 {
 		// First answer with this model: measure its tokenizer before budgeting the prompt.
 		m.tokens = chat.Probe(ctx, m.provider, llm.ChatRequest{Model: m.name, NumCtx: m.numCtx, KeepAlive: e.keepAlive()}, question, passages)
@@ -207,7 +209,7 @@ func (e *Engine) answer(ctx context.Context, st Status, m answerModel, question 
 			e.calib.Store(m.name, m.tokens)
 		}
 	}
-	req := chat.Request{Question: question, Passages: passages, Searched: searched, MaxTokens: cfg.MaxTokens,
+	req := chat.Request{Question: question, Passages: passages, Searched: searched, SearchedTitles: titles, MaxTokens: cfg.MaxTokens,
 		Model: m.provider, ModelName: m.name, NumCtx: m.numCtx, NoModelReason: m.reason, KeepAlive: e.keepAlive(), Tokens: m.tokens}
 	if fn == nil {
 		fn = func(AskEvent) error { return nil }
@@ -370,4 +372,19 @@ func (e *Engine) DeleteSession(ctx context.Context, id string) error {
 // Sessions lists the sessions, most recently used first.
 func (e *Engine) Sessions(ctx context.Context) ([]library.Session, error) {
 	return e.lib.Sessions(ctx)
+}
+
+// searchedTitles names the ready documents a question searches: those in scope, or all.
+func (e *Engine) searchedTitles(ctx context.Context, docIDs []string) ([]string, error) {
+	docs, err := e.lib.Documents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, d := range docs {
+		if d.Status == library.StatusReady && (len(docIDs) == 0 || slices.Contains(docIDs, d.ID)) {
+			out = append(out, d.Title)
+		}
+	}
+	return out, nil
 }
