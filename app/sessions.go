@@ -177,3 +177,9 @@ func (a *App) DeleteAPIKey(provider string) (engine.CloudSettings, error) {
 	a.emit.Emit(EventStatusChanged, a.Status())
 	return a.eng.CloudSettings(), nil
 }
+
+// Stats sums every answer's metrics (questions, cache hits, latency, tokens, cost), in
+// total and per day, for the stats view.
+func (a *App) Stats() (library.Stats, error) {
+	return a.eng.Stats(a.ctx)
+}

@@ -50,6 +50,7 @@ Usage:
   carrel [flags] sessions list|show ID|export ID|rename ID TITLE|delete ID
   carrel [flags] keys status|set PROVIDER|delete PROVIDER   API keys in the OS keyring
   carrel [flags] status               what works now (Ollama, models, mode)
+  carrel [flags] stats [--json]       questions, latency, tokens and cost, per day and in total
   carrel [flags] serve [--addr 127.0.0.1:8080]   the app in a browser
 
 Flags:
@@ -118,7 +119,7 @@ func Run(args []string, env Env) (engine.Config, int, error) {
 	}
 	cmd, cmdArgs := rest[0], rest[1:]
 	run, ok := map[string]func(context.Context, *engine.Engine, []string, Env) error{
-		"ingest": ingestCmd, "search": searchCmd, "ask": askCmd, "status": statusCmd, "serve": serveCmd, "sessions": sessionsCmd, "keys": keysCmd, "eval": evalCmd,
+		"ingest": ingestCmd, "search": searchCmd, "ask": askCmd, "status": statusCmd, "serve": serveCmd, "sessions": sessionsCmd, "keys": keysCmd, "eval": evalCmd, "stats": statsCmd,
 	}[cmd]
 	if !ok {
 		return cfg, 2, fmt.Errorf("unknown command %q: use ingest, search, ask, sessions, keys, status or serve (carrel -h for help)", cmd)
@@ -279,6 +280,28 @@ func askCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) err
 	}
 	printAnswerFooter(env, ans)
 	return err
+}
+
+func statsCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) error {
+	fsg := flag.NewFlagSet("stats", flag.ContinueOnError)
+	fsg.SetOutput(env.Stderr)
+	asJSON := fsg.Bool("json", false, "print JSON")
+	if err := fsg.Parse(args); err != nil {
+		return usageError{err}
+	}
+	st, err := eng.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(env.Stdout).Encode(st)
+	}
+	t := st.Total
+	fmt.Fprintf(env.Stdout, "%d questions (%d from the cache, %d not in the documents, %d without a model)\n", t.Questions, t.CacheHits, t.NotFound, t.NoModel)
+	fmt.Fprintf(env.Stdout, "tokens %d in, %d out; cost $%.4f, saved by the cache $%.4f\n", t.PromptTokens, t.CompletionTokens, t.CostUSD, t.SavedUSD)
+	fmt.Fprintf(env.Stdout, "first token p50 %.0f ms (p95 %.0f); whole answer p50 %.0f ms; retrieval p50 %.1f ms\n",
+		t.TTFTUncached.P50, t.TTFTUncached.P95, t.TotalUncached.P50, t.Retrieval.P50)
+	return nil
 }
 
 func statusCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) error {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -43,6 +44,8 @@ func (e *Engine) AskSession(ctx context.Context, question string, opt AskOptions
 	if question == "" {
 		return nil, errors.New("ask a question first")
 	}
+	began := time.Now()
+	var retrieved, firstToken time.Time
 	// The model first: a missing key or a spent budget must not leave an empty session.
 	st := e.Status(ctx)
 	m, err := e.answerModel(ctx, st, opt.OverrideBudget)
@@ -54,9 +57,13 @@ func (e *Engine) AskSession(ctx context.Context, question string, opt AskOptions
 		return nil, err
 	}
 	standalone, _, rewriteUsage := chat.Rewrite(ctx, m.provider, llm.ChatRequest{Model: m.name, NumCtx: m.numCtx, KeepAlive: e.keepAlive()}, question, history)
+	rewritten := time.Now()
 	withSession := func(ev AskEvent) error {
 		if ev.IsStart {
 			ev.SessionID = sess.ID
+			retrieved = time.Now()
+		} else if firstToken.IsZero() {
+			firstToken = time.Now()
 		}
 		if fn == nil {
 			return nil
@@ -110,6 +117,7 @@ func (e *Engine) AskSession(ctx context.Context, question string, opt AskOptions
 		return ans, errors.Join(err, serr)
 	}
 	ans.SessionID, ans.MessageID = sess.ID, msg.ID
+	e.recordMetric(ctx, ans, msg.Status, began, rewritten, retrieved, firstToken)
 	if ans.Usage.CostUSD > 0 {
 		// The budget as this answer leaves it.
 		if meter, merr := e.Meter(context.WithoutCancel(ctx)); merr == nil && meter.Warning != "" {
@@ -388,3 +396,25 @@ func (e *Engine) searchedTitles(ctx context.Context, docIDs []string) ([]string,
 	}
 	return out, nil
 }
+
+// recordMetric keeps one answer's latency, tokens and cost for the stats view. Without a
+// first token (no model, nothing found) the time to the whole answer stands for it.
+func (e *Engine) recordMetric(ctx context.Context, ans *chat.Answer, status string, began, rewritten, retrieved, firstToken time.Time) {
+	end := time.Now()
+	ms := func(a, b time.Time) float64 { return float64(b.Sub(a).Microseconds()) / 1000 }
+	if retrieved.IsZero() {
+		retrieved = end
+	}
+	if firstToken.IsZero() {
+		firstToken = end
+	}
+	m := library.AnswerMetric{At: began, Mode: ans.Mode, Provider: ans.Provider, Model: ans.Model, Status: status,
+		RetrievalMS: ms(rewritten, retrieved), TTFTMS: ms(began, firstToken), TotalMS: ms(began, end),
+		PromptTokens: ans.Usage.PromptTokens, CompletionTokens: ans.Usage.CompletionTokens, CostUSD: ans.Usage.CostUSD}
+	if err := e.lib.AddMetric(context.WithoutCancel(ctx), m); err != nil {
+		slog.Warn("recording answer metrics", "err", err)
+	}
+}
+
+// Stats sums every answer's metrics, in total and per day.
+func (e *Engine) Stats(ctx context.Context) (library.Stats, error) { return e.lib.Stats(ctx) }

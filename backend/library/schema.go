@@ -3,7 +3,7 @@ package library
 import "fmt"
 
 // schemaVersion is the version migrate brings a database to.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // migrations[i] moves a database from version i to i+1.
 var migrations = []string{
@@ -105,6 +105,27 @@ var migrations = []string{
 		at                INTEGER NOT NULL
 	);
 	CREATE INDEX costs_session ON costs(session_id);`,
+
+	// v3: answer metrics, one row per answer, kept when sessions are deleted, so that the
+	// stats view can say whether the cache and the models pay.
+	`CREATE TABLE answer_metrics (
+		id                INTEGER PRIMARY KEY AUTOINCREMENT,
+		at                INTEGER NOT NULL,
+		day               TEXT NOT NULL,
+		mode              TEXT NOT NULL,
+		provider          TEXT NOT NULL DEFAULT '',
+		model             TEXT NOT NULL DEFAULT '',
+		cached            INTEGER NOT NULL DEFAULT 0,
+		status            TEXT NOT NULL,
+		retrieval_ms      REAL NOT NULL DEFAULT 0,
+		ttft_ms           REAL NOT NULL DEFAULT 0,
+		total_ms          REAL NOT NULL DEFAULT 0,
+		prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+		completion_tokens INTEGER NOT NULL DEFAULT 0,
+		cost_usd          REAL NOT NULL DEFAULT 0,
+		saved_usd         REAL NOT NULL DEFAULT 0
+	);
+	CREATE INDEX answer_metrics_day ON answer_metrics(day);`,
 }
 
 func (l *Library) migrate() error {

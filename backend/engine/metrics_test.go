@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/carrel-app/carrel/internal/testollama"
+)
+
+// verifies the metrics of a scripted session add up: every question is counted once,
+// "not in your documents" separately, tokens and cost equal the answers' own usage, the
+// latencies are measured, and all of it survives reopening the library.
+func TestMetricsAddUp(t *testing.T) {
+	srv := testollama.Start(t)
+	eng, docID := openWithNotes(t, srv)
+	ctx := context.Background()
+	var prompt, completion int
+	var cost float64
+	first, err := eng.AskSession(ctx, "Why did Thoreau live in the woods?", AskOptions{DocIDs: []string{docID}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := eng.AskSession(ctx, "What did he eat there?", AskOptions{SessionID: first.SessionID}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, err := eng.AskSession(ctx, "How does the T.38 protocol relay Group 3 fax pages?", AskOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if none.Mode != "not_found" {
+		t.Fatalf("off-topic question answered in mode %q", none.Mode)
+	}
+	for _, a := range []int{first.Usage.PromptTokens, second.Usage.PromptTokens, none.Usage.PromptTokens} {
+		prompt += a
+	}
+	for _, a := range []int{first.Usage.CompletionTokens, second.Usage.CompletionTokens, none.Usage.CompletionTokens} {
+		completion += a
+	}
+	cost = first.Usage.CostUSD + second.Usage.CostUSD + none.Usage.CostUSD
+
+	dir := eng.Config().Dir
+	eng.Close()
+	eng, err = Open(Config{Dir: dir, OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	st, err := eng.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := st.Total
+	if tot.Questions != 3 || tot.NotFound != 1 || tot.CacheMisses != 3 || tot.CacheHits != 0 || tot.NoModel != 0 {
+		t.Fatalf("counts = %+v", tot)
+	}
+	if tot.PromptTokens != prompt || tot.CompletionTokens != completion || math.Abs(tot.CostUSD-cost) > 1e-12 || prompt == 0 {
+		t.Fatalf("tokens/cost = %d/%d/$%f, answers say %d/%d/$%f", tot.PromptTokens, tot.CompletionTokens, tot.CostUSD, prompt, completion, cost)
+	}
+	if tot.TTFTUncached.N != 3 || tot.TTFTUncached.P50 <= 0 || tot.TotalUncached.Max < tot.TTFTUncached.P50 || tot.Retrieval.N != 3 {
+		t.Fatalf("latencies = %+v %+v %+v", tot.TTFTUncached, tot.TotalUncached, tot.Retrieval)
+	}
+	if len(st.Days) != 1 || st.Days[0].Questions != 3 || st.Days[0].PromptTokens != prompt {
+		t.Fatalf("per day = %+v", st.Days)
+	}
+}
