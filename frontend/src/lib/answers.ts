@@ -3,7 +3,7 @@
 // Ask() returns the askID while events for it may already be on their way, so events
 // whose askID is not yet known are buffered by the caller (see AskBuffer) and replayed.
 
-import type { AnswerEvent, Citation, Message, Mode, Usage } from './types';
+import type { AnswerEvent, Citation, Claim, Message, Mode, Usage } from './types';
 import { answerMode } from './normalize';
 
 export type TurnState =
@@ -32,6 +32,8 @@ export type Turn = {
   pull: string;
   /** A budget warning. */
   warning: string;
+  /** Each sentence with its supporting passage text (answer:done, saved sessions). */
+  claims: Claim[];
 };
 
 let seq = 0;
@@ -52,6 +54,7 @@ export function newTurn(question: string, scope: string[]): Turn {
     error: '',
     pull: '',
     warning: '',
+    claims: [],
   };
 }
 
@@ -80,6 +83,7 @@ export function applyAnswerEvent(t: Turn, ev: AnswerEvent): void {
       if (d.mode) t.mode = d.mode;
       t.note = d.note;
       t.warning = d.warning ?? '';
+      t.claims = d.claims ?? [];
       if (t.state !== 'stopped') t.state = 'done';
       return;
     }
@@ -139,7 +143,8 @@ export function turnFromMessage(m: Message, scope: string[]): Turn {
   const t = newTurn(m.question, [...scope]);
   t.askID = `saved-${m.id}`;
   t.text = m.answer;
-  t.citations = m.citations.map(({ n, doc_id, doc_title, doc_path, page, text }) => ({ n, doc_id, doc_title, doc_path, page, text }));
+  t.citations = m.citations.map(({ n, doc_id, doc_title, doc_path, page, page_end, text }) => ({ n, doc_id, doc_title, doc_path, page, page_end, text }));
+  t.claims = m.claims ?? [];
   t.mode = answerMode(m.mode);
   t.model = m.model;
   t.note = m.status === 'truncated' && !m.note ? 'The model stopped early, so this answer may be incomplete.' : m.note;

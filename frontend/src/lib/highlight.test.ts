@@ -119,3 +119,79 @@ describe('splitByRanges', () => {
     expect(splitByRanges('abc', [])).toEqual([{ text: 'abc', hit: false }]);
   });
 });
+
+/** The strongly highlighted text (the supporting sentence), joined by item. */
+function strongText(items: string[], passage: string, focus: { start: number; end: number }): string {
+  const m = findPassage(items, passage, { focus });
+  if (!m) return '';
+  return m.ranges.filter((r) => r.strong).map((r) => items[r.item].slice(r.start, r.end)).join('|');
+}
+
+/** A claim span as backend/chat/cite.go gives it: code point offsets of quote in passage. */
+function spanOf(passage: string, quote: string): { start: number; end: number } {
+  const u = passage.indexOf(quote);
+  const start = [...passage.slice(0, u)].length;
+  return { start, end: start + [...quote].length };
+}
+
+describe('findPassage with a focus (claim span → text layer)', () => {
+  const items = [
+    'Chapter 2',
+    'The pond is deep and cold. Its water is clear',
+    'enough to see the bottom at thirty feet. Fish are',
+    'rare in winter.',
+  ];
+  const passage = 'The pond is deep and cold. Its water is clear enough to see the bottom at thirty feet. Fish are rare in winter.';
+
+  it('marks exactly the supporting sentence strong, the rest of the passage light', () => {
+    const quote = 'Its water is clear enough to see the bottom at thirty feet.';
+    const m = findPassage(items, passage, { focus: spanOf(passage, quote) })!;
+    expect(m.matched).toBe(m.passageLength);
+    expect(strongText(items, passage, spanOf(passage, quote))).toBe('Its water is clear|enough to see the bottom at thirty feet.');
+    const light = m.ranges.filter((r) => !r.strong).map((r) => items[r.item].slice(r.start, r.end).trim());
+    expect(light).toEqual(['The pond is deep and cold.', 'Fish are', 'rare in winter.']);
+  });
+
+  it('without a focus no range is strong', () => {
+    expect(findPassage(items, passage)!.ranges.some((r) => 'strong' in r)).toBe(false);
+  });
+
+  it('counts span offsets in code points, not UTF-16 units', () => {
+    const p = 'Emoji 😀 first. The second sentence matters here.';
+    const layer = ['Emoji 😀 first. The second', 'sentence matters here.'];
+    expect(strongText(layer, p, spanOf(p, 'The second sentence matters here.'))).toBe('The second|sentence matters here.');
+  });
+
+  it('finds the span despite hyphenation and ligatures on the page', () => {
+    const p = 'A first sentence here. The efficient method is well known. Last one.';
+    const layer = ['A first sentence here. The e\ufb03cient method is well-', 'known. Last one.'];
+    expect(strongText(layer, p, spanOf(p, 'The efficient method is well known.'))).toBe('The e\ufb03cient method is well|known.');
+  });
+
+  it('across a page break: each page marks its part of the span', () => {
+    const p = 'Start of the passage on one page. The claim begins here and ends on the next page. Tail.';
+    const span = spanOf(p, 'The claim begins here and ends on the next page.');
+    const page1 = ['Start of the passage on one page. The claim begins here and'];
+    const page2 = ['ends on the next page. Tail.', 'Footer 12'];
+    expect(strongText(page1, p, span)).toBe('The claim begins here and');
+    // A short continuation needs a shorter minimum run (the viewer asks for 12).
+    expect(findPassage(page2, p)).toBeNull();
+    const m = findPassage(page2, p, { focus: span, minRun: 12 })!;
+    expect(m.ranges.filter((r) => r.strong).map((r) => page2[r.item].slice(r.start, r.end)).join('|')).toBe('ends on the next page.');
+    // The part before the span is on page 1 only, light.
+    const m2 = findPassage(page2, p, { focus: span, minRun: 12 })!;
+    expect(m2.ranges.filter((r) => !r.strong).map((r) => page2[r.item].slice(r.start, r.end).trim())).toEqual(['Tail.']);
+  });
+
+  it('splits one text run into light and strong segments', () => {
+    const run = 'Fish are rare. Ice is thick in January. Snow falls.';
+    const p = run;
+    const m = findPassage([run], p, { focus: spanOf(p, 'Ice is thick in January.') })!;
+    const segs = splitByRanges(run, m.ranges).filter((s) => s.hit);
+    expect(segs.map((s) => [s.text.trim(), !!s.strong])).toEqual([
+      ['Fish are rare.', false],
+      ['Ice is thick in January.', true],
+      ['Snow falls.', false],
+    ]);
+  });
+});

@@ -8,7 +8,8 @@
 // then, best effort, further long runs left and right of it (a passage may be
 // interrupted by a running header, a footnote, or continue on the next page).
 
-export type Range = { item: number; start: number; end: number }; // [start, end) in items[item]
+/** [start, end) in items[item]; `strong` when it is part of the focus (the supporting sentence). */
+export type Range = { item: number; start: number; end: number; strong?: boolean };
 
 export type PassageMatch = {
   ranges: Range[];
@@ -127,7 +128,22 @@ export type MatchOptions = {
   minRun?: number;
   /** Further runs beside the longest must be at least this long. */
   minExtraRun?: number;
+  /**
+   * Part of the passage to mark `strong`: character (code point) offsets in `passage`,
+   * as claim spans give them (backend/chat/cite.go Span).
+   */
+  focus?: { start: number; end: number } | null;
 };
+
+/** UTF-16 index of the code point at `runes` in s (s.length when past the end). */
+export function runeIndex(s: string, runes: number): number {
+  let i = 0;
+  for (let r = 0; r < runes && i < s.length; r++) {
+    const c = s.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < s.length ? 2 : 1;
+  }
+  return i;
+}
 
 /**
  * Locates `passage` in the text items of a page (pdf.js `textContentItemsStr`, or a
@@ -136,12 +152,13 @@ export type MatchOptions = {
  */
 export function findPassage(items: string[], passage: string, opts: MatchOptions = {}): PassageMatch | null {
   const page = keyOf(items);
-  const pat = keyOf([passage]).chars;
+  const patKey = keyOf([passage]);
+  const pat = patKey.chars;
   if (pat.length === 0 || page.chars.length === 0) return null;
   const minRun = Math.min(opts.minRun ?? 24, pat.length);
   const minExtra = Math.max(opts.minExtraRun ?? 40, minRun);
 
-  const spans: [number, number][] = []; // [start, end) in the page key
+  const spans: [number, number, number][] = []; // [start, end) in the page key, start in the passage key
   let matched = 0;
 
   // The longest run of passage[from, to) inside page[tFrom, tTo); then, recursively,
@@ -152,7 +169,7 @@ export function findPassage(items: string[], passage: string, opts: MatchOptions
     if (r.length < min) return;
     const tStart = r.textEnd - r.length + 1;
     const pStart = from + r.ownEnd - r.length + 1;
-    spans.push([tStart, r.textEnd + 1]);
+    spans.push([tStart, r.textEnd + 1, pStart]);
     matched += r.length;
     search(from, pStart, tFrom, tStart, minExtra, depth + 1);
     search(from + r.ownEnd + 1, to, r.textEnd + 1, tTo, minExtra, depth + 1);
@@ -161,28 +178,53 @@ export function findPassage(items: string[], passage: string, opts: MatchOptions
   if (spans.length === 0) return null;
 
   spans.sort((a, b) => a[0] - b[0]);
-  return { ranges: toRanges(items, page, spans), matched, passageLength: pat.length };
+  let strong: [number, number] | null = null; // [from, to) in the passage key
+  if (opts.focus && opts.focus.end > opts.focus.start) {
+    const u0 = runeIndex(passage, opts.focus.start);
+    const u1 = runeIndex(passage, opts.focus.end);
+    let from = -1;
+    let to = -1;
+    for (let k = 0; k < pat.length; k++) {
+      const o = patKey.offset[k];
+      if (o >= u0 && o < u1) {
+        if (from < 0) from = k;
+        to = k + 1;
+      }
+    }
+    if (from >= 0) strong = [from, to];
+  }
+  return { ranges: toRanges(items, page, spans, strong), matched, passageLength: pat.length };
 }
 
 /** Converts key spans into per-item [start, end) ranges in the original strings. */
-function toRanges(items: string[], key: Key, spans: [number, number][]): Range[] {
+function toRanges(items: string[], key: Key, spans: [number, number, number][], strong: [number, number] | null): Range[] {
   const out: Range[] = [];
-  for (const [s, e] of spans) {
+  for (const [s, e, p] of spans) {
     for (let k = s; k < e; k++) {
       const it = key.item[k];
       const off = key.offset[k];
       const ch = items[it].codePointAt(off)!;
       const end = off + (ch > 0xffff ? 2 : 1);
+      const pk = p + (k - s);
+      const isStrong = !!strong && pk >= strong[0] && pk < strong[1];
       const prev = out[out.length - 1];
       if (prev && prev.item === it) {
         if (off < prev.end) continue; // a ligature expanded into several key characters
         // Extend over skipped characters (spaces, hyphens) inside the same item.
         if (spanAllSkipped(items[it], prev.end, off)) {
-          prev.end = end;
-          continue;
+          if (!!prev.strong === isStrong) {
+            prev.end = end;
+            continue;
+          }
+          // The gap between a light and a strong part stays light.
+          if (prev.strong) {
+            out.push({ item: it, start: prev.end, end, strong: isStrong });
+            continue;
+          }
+          prev.end = off;
         }
       }
-      out.push({ item: it, start: off, end });
+      out.push(strong ? { item: it, start: off, end, strong: isStrong } : { item: it, start: off, end });
     }
   }
   return out;
@@ -194,13 +236,15 @@ function spanAllSkipped(s: string, from: number, to: number): boolean {
 }
 
 /** Splits one string into segments, marking those inside `ranges` (all for one item). */
-export function splitByRanges(text: string, ranges: { start: number; end: number }[]): { text: string; hit: boolean }[] {
-  const out: { text: string; hit: boolean }[] = [];
+export type Segment = { text: string; hit: boolean; strong?: boolean };
+
+export function splitByRanges(text: string, ranges: { start: number; end: number; strong?: boolean }[]): Segment[] {
+  const out: Segment[] = [];
   let at = 0;
   for (const r of [...ranges].sort((a, b) => a.start - b.start)) {
     if (r.start > at) out.push({ text: text.slice(at, r.start), hit: false });
     const s = Math.max(r.start, at);
-    if (r.end > s) out.push({ text: text.slice(s, r.end), hit: true });
+    if (r.end > s) out.push(r.strong ? { text: text.slice(s, r.end), hit: true, strong: true } : { text: text.slice(s, r.end), hit: true });
     at = Math.max(at, r.end);
   }
   if (at < text.length) out.push({ text: text.slice(at), hit: false });

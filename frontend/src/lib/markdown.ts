@@ -219,6 +219,7 @@ export function linkCitations(root: ParentNode & Node, citations: Citation[]): n
   for (let n = walker.nextNode(); n; n = walker.nextNode()) nodes.push(n as Text);
 
   let made = 0;
+  const seen = new Map<number, number>(); // occurrences of each number so far
   for (const node of nodes) {
     const text = node.nodeValue ?? '';
     const frag = doc.createDocumentFragment();
@@ -240,6 +241,9 @@ export function linkCitations(root: ParentNode & Node, citations: Citation[]): n
         b.type = 'button';
         b.className = 'cite';
         b.dataset.cite = String(n);
+        const k = seen.get(n) ?? 0;
+        seen.set(n, k + 1);
+        b.dataset.k = String(k);
         b.dataset.testid = 'citation';
         b.setAttribute('aria-label', citationLabel(c, n));
         b.textContent = String(n);

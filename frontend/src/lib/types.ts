@@ -53,6 +53,27 @@ export type Citation = {
   doc_path: string;
   page: number;
   text: string;
+  /** Last page of the passage when it crosses a page break (0 or absent: same page). */
+  page_end?: number;
+};
+
+/** The text of a cited passage supporting one answer sentence (backend/chat/cite.go Span). */
+export type ClaimSpan = {
+  /** The cited passage, citations[n-1]. */
+  n: number;
+  /** Character (code point) offsets in that passage's text. */
+  start: number;
+  end: number;
+  quote: string;
+};
+
+/** One sentence of an answer and its support (backend/chat/cite.go Claim). */
+export type Claim = {
+  /** Character (code point) offsets of the sentence in the answer. */
+  start: number;
+  end: number;
+  supported: boolean;
+  spans: ClaimSpan[];
 };
 
 export type Usage = { prompt_tokens: number; completion_tokens: number; cost_usd: number };
@@ -71,6 +92,8 @@ export type AnswerDone = {
   session_id?: string;
   /** A budget warning (from 80% of the cloud budget). */
   warning?: string;
+  /** Each sentence of the answer with the passage text supporting it. */
+  claims?: Claim[];
 };
 export type AnswerError = {
   askID: string;
@@ -112,6 +135,8 @@ export type Message = {
   cost_usd: number;
   created_at: string;
   citations: SavedCitation[];
+  /** Each sentence of the answer with its support (GetSession; absent in older payloads). */
+  claims?: Claim[];
 };
 
 export type SessionDetail = Omit<Session, 'messages'> & { messages: Message[]; scope: string[] };

@@ -119,7 +119,7 @@ describe('ChatState sessions', () => {
     expect(chat.sessionID).toBe('s');
     expect(chat.turns.map((t) => t.state)).toEqual(['done', 'stopped', 'done', 'error']);
     expect(chat.turns[0]).toMatchObject({ question: 'q1', text: 'a1 [1]', mode: 'no-model', scope: ['d'] });
-    expect(chat.turns[0].citations[0]).toEqual({ n: 1, doc_id: 'd', doc_title: 'D', doc_path: '/d', page: 3, text: 'p' });
+    expect(chat.turns[0].citations[0]).toEqual({ n: 1, doc_id: 'd', doc_title: 'D', doc_path: '/d', page: 3, page_end: 3, text: 'p' });
     expect(chat.turns[2].note).toMatch(/stopped early/);
     expect(chat.busy).toBe(false);
   });

@@ -1,6 +1,6 @@
 // What the viewer shows: a document, a page, and the passage to highlight there.
 
-import type { Citation } from '../types';
+import type { Citation, ClaimSpan } from '../types';
 
 export type ViewTarget = {
   docID: string;
@@ -9,6 +9,10 @@ export type ViewTarget = {
   kind: string;
   page: number;
   passage: string;
+  /** Last page of the passage when it crosses a page break (else page, or 0). */
+  pageEnd?: number;
+  /** The sentence of the passage supporting the clicked claim: code point offsets in passage. */
+  focus?: { start: number; end: number; quote: string } | null;
   /** Increases on every open, so opening the same citation again scrolls to it again. */
   seq: number;
 };
@@ -23,8 +27,18 @@ export class ViewerState {
     this.open = true;
   };
 
-  showCitation = (c: Citation, kind: string): void => {
-    this.show({ docID: c.doc_id, title: c.doc_title, path: c.doc_path, kind, page: c.page, passage: c.text });
+  /** Opens a citation; `span` (from the answer's claims) is the part to highlight strongly. */
+  showCitation = (c: Citation, kind: string, span?: ClaimSpan | null): void => {
+    this.show({
+      docID: c.doc_id,
+      title: c.doc_title,
+      path: c.doc_path,
+      kind,
+      page: c.page,
+      pageEnd: Math.max(c.page, c.page_end ?? 0),
+      passage: c.text,
+      focus: span && span.end > span.start ? { start: span.start, end: span.end, quote: span.quote } : null,
+    });
   };
 
   toggle = (): void => {
