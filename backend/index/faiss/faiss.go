@@ -3,8 +3,9 @@
 //
 // It covers exactly what the vector store needs: an [Index] that maps int64
 // ids to vectors (IndexIDMap2) over either an exact inner-product index
-// ([NewFlatIP]) or an HNSW graph ([NewHNSW]), with add, remove, search,
-// filtered search, reconstruct and file I/O.
+// ([NewFlatIP]) or an HNSW graph ([NewHNSW]), or an inverted-file index
+// that keeps the ids itself ([NewIVF]), with add, remove, search, filtered
+// search, reconstruct, export and file I/O.
 //
 // The C++ shim (shim.cpp) catches every C++ exception and returns its message,
 // which surfaces here as an [*Error]; nothing panics or unwinds across cgo.
@@ -45,6 +46,11 @@ const (
 	Flat Kind = C.CF_KIND_FLAT
 	// HNSW is an approximate graph index (IndexHNSWFlat, inner product).
 	HNSW Kind = C.CF_KIND_HNSW
+	// IVF is an inverted-file index (IndexIVFFlat, inner product): vectors
+	// are stored exactly in nlist lists around trained centroids, and a
+	// search scans the nprobe lists nearest the query. It stores the
+	// caller's ids itself and supports remove.
+	IVF Kind = C.CF_KIND_IVF
 )
 
 func (k Kind) String() string {
@@ -53,6 +59,8 @@ func (k Kind) String() string {
 		return "flat"
 	case HNSW:
 		return "hnsw"
+	case IVF:
+		return "ivf"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -84,7 +92,7 @@ func cerr(op string, msg *C.char) error {
 }
 
 // Index is an id-mapped inner-product index. The zero value is not usable;
-// create one with NewFlatIP, NewHNSW or Read.
+// create one with NewFlatIP, NewHNSW, NewIVF or Read.
 type Index struct {
 	mu   sync.RWMutex
 	p    *C.cf_index // nil once closed
@@ -122,6 +130,81 @@ func NewHNSW(dim, m int) (*Index, error) {
 		return nil, err
 	}
 	return wrap(p), nil
+}
+
+// NewIVF returns an IVF-flat inner-product index of dimension dim with nlist
+// lists, whose centroids are trained (spherical k-means) on the vectors in
+// train, row after row; at least nlist of them. Training does not add them.
+// Searches probe one list until SetNProbe.
+func NewIVF(dim, nlist int, train []float32) (*Index, error) {
+	if dim <= 0 {
+		return nil, fmt.Errorf("faiss: new ivf: dimension %d must be positive", dim)
+	}
+	if nlist < 1 {
+		return nil, fmt.Errorf("faiss: new ivf: nlist %d must be positive", nlist)
+	}
+	if len(train)%dim != 0 || len(train)/dim < nlist {
+		return nil, fmt.Errorf("faiss: new ivf: %d training floats are not at least %d vectors of dim %d",
+			len(train), nlist, dim)
+	}
+	var p *C.cf_index
+	if err := cerr("new ivf", C.cf_new_ivf_ip(C.int(dim), C.int64_t(nlist), C.int64_t(len(train)/dim),
+		(*C.float)(unsafe.Pointer(&train[0])), &p)); err != nil {
+		return nil, err
+	}
+	return wrap(p), nil
+}
+
+// SetNProbe sets how many IVF lists a search scans (higher: better recall,
+// slower; capped at NList). It is an error on other kinds. Write saves it.
+func (x *Index) SetNProbe(nprobe int) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.p == nil {
+		return ErrClosed
+	}
+	return cerr("set nprobe", C.cf_set_nprobe(x.p, C.int64_t(nprobe)))
+}
+
+// NProbe reports the IVF lists scanned per search, or 0 for other kinds.
+func (x *Index) NProbe() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.p == nil {
+		return 0
+	}
+	return int(C.cf_nprobe(x.p))
+}
+
+// NList reports the number of IVF lists, or 0 for other kinds.
+func (x *Index) NList() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.p == nil {
+		return 0
+	}
+	return int(C.cf_nlist(x.p))
+}
+
+// Export returns every id and its stored vector (row after row), in storage
+// order: what a rebuild into another kind needs.
+func (x *Index) Export() (ids []int64, vecs []float32, err error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.p == nil {
+		return nil, nil, ErrClosed
+	}
+	n := int(C.cf_len(x.p))
+	if n == 0 {
+		return nil, nil, nil
+	}
+	ids = make([]int64, n)
+	vecs = make([]float32, n*x.dim)
+	if err := cerr("export", C.cf_export(x.p, (*C.int64_t)(unsafe.Pointer(&ids[0])),
+		(*C.float)(unsafe.Pointer(&vecs[0])))); err != nil {
+		return nil, nil, err
+	}
+	return ids, vecs, nil
 }
 
 // Read loads an index written by Write.
@@ -244,6 +327,8 @@ func (x *Index) Search(q []float32, k int) (ids []int64, scores []float32, err e
 // rejects search parameters). On HNSW a narrow filter (at most a quarter of
 // the index, or 4096 ids) is answered by an exact scan of the allowed
 // vectors; a wider one filters during the graph walk with a widened beam.
+// IVF does the same: a narrow filter is scanned exactly, a wide one filters
+// while scanning lists, probing more of them (nprobe × Len/len(allow)).
 func (x *Index) SearchFiltered(q []float32, k int, allow []int64) (ids []int64, scores []float32, err error) {
 	if allow == nil {
 		allow = []int64{}

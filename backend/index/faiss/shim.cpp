@@ -5,6 +5,8 @@
 #include <faiss/IndexFlat.h>
 #include <faiss/IndexHNSW.h>
 #include <faiss/IndexIDMap.h>
+#include <faiss/IndexIVFFlat.h>
+#include <faiss/invlists/InvertedLists.h>
 #include <faiss/impl/HNSW.h>
 #include <faiss/impl/IDSelector.h>
 #include <faiss/index_io.h>
@@ -20,12 +22,23 @@
 #include <stdexcept>
 #include <string>
 #include <unistd.h>
+#include <queue>
 #include <unordered_set>
 #include <vector>
 
+// A flat or HNSW index sits under an IndexIDMap2 (map set, ivf null). An
+// IVF index stores the caller's ids itself (add_with_ids, remove_ids and
+// reconstruct through a hashtable DirectMap) and has no id map (map null):
+// IndexIDMap2's remove assumes the sub-index renumbers rows compactly, which
+// IVF's remove_ids does not.
 struct cf_index {
     faiss::IndexIDMap2* map; // owns the sub-index (own_fields = true)
+    faiss::IndexIVFFlat* ivf; // owns its quantizer (own_fields = true)
     int kind;
+    faiss::Index* top() const {
+        return map != nullptr ? static_cast<faiss::Index*>(map)
+                              : static_cast<faiss::Index*>(ivf);
+    }
 };
 
 namespace {
@@ -80,6 +93,9 @@ std::string errno_msg(const char* what, const char* path) {
 }
 
 faiss::IndexHNSW* hnsw_of(const cf_index* ix) {
+    if (ix->map == nullptr) {
+        return nullptr;
+    }
     return dynamic_cast<faiss::IndexHNSW*>(ix->map->index);
 }
 
@@ -121,7 +137,53 @@ cf_index* wrap(faiss::Index* sub, int kind) {
     auto map = std::make_unique<faiss::IndexIDMap2>(sub);
     owned.release();
     map->own_fields = true;
-    return new cf_index{map.release(), kind};
+    return new cf_index{map.release(), nullptr, kind};
+}
+
+faiss::ArrayInvertedLists* ivf_lists(const cf_index* ix) {
+    auto* a = dynamic_cast<faiss::ArrayInvertedLists*>(ix->ivf->invlists);
+    if (a == nullptr) {
+        throw std::runtime_error("IVF inverted lists are not in memory");
+    }
+    return a;
+}
+
+// ivf_vector returns the stored vector of an IVF row (hashtable value).
+const float* ivf_vector(const faiss::ArrayInvertedLists* lists, idx_t lo) {
+    size_t list = faiss::lo_listno(lo), off = faiss::lo_offset(lo);
+    return reinterpret_cast<const float*>(lists->codes[list].data()) +
+            off * (lists->code_size / sizeof(float));
+}
+
+// ivf_exact scans the allowed ids of an IVF index exactly: the answer to a
+// narrow filter, where probing a few lists would find few allowed vectors.
+void ivf_exact(const cf_index* ix, const float* q, int64_t k,
+               const int64_t* allow, int64_t nallow, float* scores,
+               int64_t* ids) {
+    const auto* lists = ivf_lists(ix);
+    const auto& ht = ix->ivf->direct_map.hashtable;
+    const size_t d = static_cast<size_t>(ix->ivf->d);
+    using P = std::pair<float, idx_t>; // min-heap of the best k
+    std::priority_queue<P, std::vector<P>, std::greater<P>> heap;
+    std::unordered_set<idx_t> seen;
+    for (int64_t i = 0; i < nallow; i++) {
+        auto it = ht.find(allow[i]);
+        if (it == ht.end() || !seen.insert(allow[i]).second) {
+            continue;
+        }
+        float s = faiss::fvec_inner_product(q, ivf_vector(lists, it->second), d);
+        if (static_cast<int64_t>(heap.size()) < k) {
+            heap.emplace(s, allow[i]);
+        } else if (s > heap.top().first) {
+            heap.pop();
+            heap.emplace(s, allow[i]);
+        }
+    }
+    for (int64_t i = static_cast<int64_t>(heap.size()) - 1; i >= 0; i--) {
+        scores[i] = heap.top().first;
+        ids[i] = heap.top().second;
+        heap.pop();
+    }
 }
 
 } // namespace
@@ -170,12 +232,86 @@ char* cf_new_hnsw_ip(int dim, int m, cf_index** out) {
     });
 }
 
+char* cf_new_ivf_ip(int dim, int64_t nlist, int64_t ntrain, const float* train,
+                    cf_index** out) {
+    return guard([&] {
+        if (dim <= 0) {
+            throw std::invalid_argument("dimension must be positive");
+        }
+        if (nlist < 1) {
+            throw std::invalid_argument("IVF nlist must be positive");
+        }
+        if (ntrain < nlist) {
+            throw std::invalid_argument(
+                    "IVF training needs at least nlist vectors");
+        }
+        auto quantizer = std::make_unique<faiss::IndexFlatIP>(dim);
+        auto ivf = std::make_unique<faiss::IndexIVFFlat>(
+                quantizer.get(), dim, static_cast<size_t>(nlist),
+                faiss::METRIC_INNER_PRODUCT);
+        quantizer.release();
+        ivf->own_fields = true;
+        ivf->cp.niter = 10;       // plenty for a coarse partition
+        ivf->cp.spherical = true; // unit centroids for inner product
+        ivf->cp.max_points_per_centroid = 64;
+        ivf->cp.min_points_per_centroid = 1; // the caller sizes the sample
+        ivf->cp.verbose = false;
+        ivf->set_direct_map_type(faiss::DirectMap::Hashtable);
+        omp_set_num_threads(bulk_threads);
+        ivf->train(ntrain, train);
+        *out = new cf_index{nullptr, ivf.release(), CF_KIND_IVF};
+    });
+}
+
+char* cf_set_nprobe(cf_index* ix, int64_t nprobe) {
+    return guard([&] {
+        if (ix->ivf == nullptr) {
+            throw std::invalid_argument("nprobe applies only to IVF indexes");
+        }
+        if (nprobe < 1) {
+            throw std::invalid_argument("nprobe must be positive");
+        }
+        ix->ivf->nprobe = std::min<size_t>(nprobe, ix->ivf->nlist);
+    });
+}
+
+int64_t cf_nprobe(const cf_index* ix) {
+    return ix->ivf == nullptr ? 0 : static_cast<int64_t>(ix->ivf->nprobe);
+}
+
+int64_t cf_nlist(const cf_index* ix) {
+    return ix->ivf == nullptr ? 0 : static_cast<int64_t>(ix->ivf->nlist);
+}
+
+char* cf_export(const cf_index* ix, int64_t* ids, float* vecs) {
+    return guard([&] {
+        const int64_t d = ix->top()->d;
+        if (ix->ivf != nullptr) {
+            const auto* lists = ivf_lists(ix);
+            int64_t row = 0;
+            for (size_t l = 0; l < lists->nlist; l++) {
+                size_t n = lists->ids[l].size();
+                std::copy(lists->ids[l].begin(), lists->ids[l].end(), ids + row);
+                std::memcpy(vecs + row * d, lists->codes[l].data(), n * d * sizeof(float));
+                row += static_cast<int64_t>(n);
+            }
+            return;
+        }
+        const auto& id_map = ix->map->id_map;
+        std::copy(id_map.begin(), id_map.end(), ids);
+        if (ix->map->ntotal > 0) {
+            ix->map->index->reconstruct_n(0, ix->map->ntotal, vecs);
+        }
+    });
+}
+
 void cf_free(cf_index* ix) {
     if (ix == nullptr) {
         return;
     }
     try {
         delete ix->map;
+        delete ix->ivf;
     } catch (...) {
         // Destructors of FAISS indexes do not throw; never let one escape.
     }
@@ -187,18 +323,34 @@ int cf_kind(const cf_index* ix) {
 }
 
 int cf_dim(const cf_index* ix) {
-    return ix->map->d;
+    return ix->top()->d;
 }
 
 int64_t cf_len(const cf_index* ix) {
-    return ix->map->ntotal;
+    return ix->top()->ntotal;
 }
 
 int cf_contains(const cf_index* ix, int64_t id) {
+    if (ix->ivf != nullptr) {
+        return ix->ivf->direct_map.hashtable.count(id) != 0;
+    }
     return ix->map->rev_map.count(id) != 0;
 }
 
 void cf_ids(const cf_index* ix, int64_t* out) {
+    if (ix->ivf != nullptr) {
+        const auto* inv = ix->ivf->invlists;
+        for (size_t l = 0; l < inv->nlist; l++) {
+            size_t n = inv->list_size(l);
+            if (n == 0) {
+                continue;
+            }
+            faiss::InvertedLists::ScopedIds lids(inv, l);
+            std::copy(lids.get(), lids.get() + n, out);
+            out += n;
+        }
+        return;
+    }
     const auto& id_map = ix->map->id_map;
     std::copy(id_map.begin(), id_map.end(), out);
 }
@@ -239,13 +391,13 @@ char* cf_add(cf_index* ix, int64_t n, const float* x, const int64_t* ids) {
                 throw std::invalid_argument(
                         "id " + std::to_string(ids[i]) + " repeated in batch");
             }
-            if (ix->map->rev_map.count(ids[i]) != 0) {
+            if (cf_contains(ix, ids[i])) {
                 throw std::invalid_argument(
                         "id " + std::to_string(ids[i]) + " already present");
             }
         }
         omp_set_num_threads(bulk_threads); // HNSW inserts in parallel
-        ix->map->add_with_ids(n, x, ids);
+        ix->top()->add_with_ids(n, x, ids);
     });
 }
 
@@ -260,6 +412,13 @@ char* cf_remove(cf_index* ix, int64_t n, const int64_t* ids, int64_t* removed) {
             throw std::runtime_error(
                     "remove is not supported by HNSW indexes; rebuild instead");
         }
+        if (ix->ivf != nullptr) {
+            // A hashtable DirectMap removes only through an IDSelectorArray
+            // (it looks each id up; absent and repeated ids are skipped).
+            faiss::IDSelectorArray sel(static_cast<size_t>(n), ids);
+            *removed = static_cast<int64_t>(ix->ivf->remove_ids(sel));
+            return;
+        }
         faiss::IDSelectorBatch sel(static_cast<size_t>(n), ids);
         *removed = static_cast<int64_t>(ix->map->remove_ids(sel));
     });
@@ -268,11 +427,11 @@ char* cf_remove(cf_index* ix, int64_t n, const int64_t* ids, int64_t* removed) {
 char* cf_search(const cf_index* ix, const float* q, int64_t k, float* scores, int64_t* ids) {
     return guard([&] {
         fill_missing(k, scores, ids);
-        if (k <= 0 || ix->map->ntotal == 0) {
+        if (k <= 0 || ix->top()->ntotal == 0) {
             return; // HNSW has no entry point when empty
         }
         one_query_threads();
-        ix->map->search(1, q, k, scores, ids);
+        ix->top()->search(1, q, k, scores, ids);
     });
 }
 
@@ -281,10 +440,31 @@ char* cf_search_filtered(const cf_index* ix, const float* q, int64_t k,
                          float* scores, int64_t* ids) {
     return guard([&] {
         fill_missing(k, scores, ids);
-        if (k <= 0 || nallow <= 0 || ix->map->ntotal == 0) {
+        if (k <= 0 || nallow <= 0 || ix->top()->ntotal == 0) {
             return;
         }
         one_query_threads();
+        if (ix->ivf != nullptr) {
+            // The IVF stores caller ids, so a selector sees them directly.
+            const int64_t ntotal = ix->ivf->ntotal;
+            if (nallow * 4 <= ntotal || nallow <= 4096) {
+                // Narrow filter: probing a few lists would find few allowed
+                // vectors; an exact scan of the allowed ones is exact and
+                // cheap.
+                ivf_exact(ix, q, k, allow, nallow, scores, ids);
+                return;
+            }
+            // Wide filter: filter while scanning, probing more lists in
+            // proportion to the fraction filtered out (at most 4x).
+            faiss::IDSelectorBatch sel(static_cast<size_t>(nallow), allow);
+            faiss::SearchParametersIVF params;
+            params.sel = &sel;
+            size_t np = ix->ivf->nprobe * static_cast<size_t>(ntotal) /
+                            static_cast<size_t>(nallow) + 1;
+            params.nprobe = std::min(np, ix->ivf->nlist);
+            ix->ivf->search(1, q, k, scores, ids, &params);
+            return;
+        }
         // FAISS 1.7.3's IndexIDMap2::search rejects SearchParameters, and a
         // selector handed to the sub-index sees internal row numbers. So the
         // allow-list is translated to rows here and the sub-index is searched
@@ -340,6 +520,17 @@ char* cf_search_filtered(const cf_index* ix, const float* q, int64_t k,
 char* cf_reconstruct(const cf_index* ix, int64_t id, float* out, int* found) {
     *found = 0;
     return guard([&] {
+        if (ix->ivf != nullptr) {
+            const auto& ht = ix->ivf->direct_map.hashtable;
+            auto it = ht.find(id);
+            if (it == ht.end()) {
+                return;
+            }
+            std::memcpy(out, ivf_vector(ivf_lists(ix), it->second),
+                        ix->ivf->d * sizeof(float));
+            *found = 1;
+            return;
+        }
         auto it = ix->map->rev_map.find(id);
         if (it == ix->map->rev_map.end()) {
             return;
@@ -356,7 +547,7 @@ char* cf_write(const cf_index* ix, const char* path) {
             throw std::runtime_error(errno_msg("open", path));
         }
         try {
-            faiss::write_index(ix->map, f);
+            faiss::write_index(ix->top(), f);
         } catch (...) {
             std::fclose(f);
             throw;
@@ -377,6 +568,23 @@ char* cf_write(const cf_index* ix, const char* path) {
 char* cf_read(const char* path, cf_index** out) {
     return guard([&] {
         std::unique_ptr<faiss::Index> idx(faiss::read_index(path));
+        if (auto* ivf = dynamic_cast<faiss::IndexIVFFlat*>(idx.get())) {
+            if (ivf->metric_type != faiss::METRIC_INNER_PRODUCT) {
+                throw std::runtime_error("index metric is not inner product");
+            }
+            if (dynamic_cast<faiss::ArrayInvertedLists*>(ivf->invlists) == nullptr) {
+                throw std::runtime_error("IVF inverted lists are not in memory");
+            }
+            if (ivf->direct_map.type != faiss::DirectMap::Hashtable) {
+                ivf->set_direct_map_type(faiss::DirectMap::Hashtable);
+            }
+            if (static_cast<int64_t>(ivf->direct_map.hashtable.size()) != ivf->ntotal) {
+                throw std::runtime_error("inconsistent IVF id map (repeated ids?)");
+            }
+            idx.release();
+            *out = new cf_index{nullptr, ivf, CF_KIND_IVF};
+            return;
+        }
         auto* map = dynamic_cast<faiss::IndexIDMap2*>(idx.get());
         if (map == nullptr) {
             throw std::runtime_error("not an IndexIDMap2 index");
@@ -400,7 +608,7 @@ char* cf_read(const char* path, cf_index** out) {
             static_cast<int64_t>(map->rev_map.size()) != map->ntotal) {
             throw std::runtime_error("inconsistent id map");
         }
-        auto* w = new cf_index{map, kind};
+        auto* w = new cf_index{map, nullptr, kind};
         idx.release();
         *out = w;
     });

@@ -15,14 +15,25 @@ extern "C" {
 // cf_index is an IndexIDMap2 over a flat or HNSW inner-product index.
 typedef struct cf_index cf_index;
 
-enum { CF_KIND_FLAT = 1, CF_KIND_HNSW = 2 };
+enum { CF_KIND_FLAT = 1, CF_KIND_HNSW = 2, CF_KIND_IVF = 3 };
 
 // cf_init tunes process-wide FAISS settings; call once before anything else.
 void cf_init(void);
 
 char* cf_new_flat_ip(int dim, cf_index** out);
 char* cf_new_hnsw_ip(int dim, int m, cf_index** out);
+// cf_new_ivf_ip trains an IVF-flat inner-product index with nlist lists on
+// ntrain vectors (row after row); the index stores the caller's ids itself.
+char* cf_new_ivf_ip(int dim, int64_t nlist, int64_t ntrain, const float* train,
+                    cf_index** out);
 void cf_free(cf_index* ix);
+
+char* cf_set_nprobe(cf_index* ix, int64_t nprobe);
+int64_t cf_nprobe(const cf_index* ix); // 0 unless IVF
+int64_t cf_nlist(const cf_index* ix);  // 0 unless IVF
+// cf_export copies every id (cf_len items) and its vector (cf_len * dim
+// floats), in storage order.
+char* cf_export(const cf_index* ix, int64_t* ids, float* vecs);
 
 int cf_kind(const cf_index* ix);
 int cf_dim(const cf_index* ix);

@@ -52,6 +52,8 @@ func main() {
 	anchor := flag.String("anchor", "../shared/anchors/retrieval_anchor.py", "anchor script; \"\" skips it")
 	python := flag.String("python", "/usr/bin/python3", "python for the anchor")
 	mode := flag.String("mode", "hybrid", "carrel search mode timed: hybrid, lexical or vector")
+	ivfMin := flag.Int("ivf", 0, "switch the vector store to IVF at this many vectors (0: flat; see index.Vectors.SetIVF)")
+	nprobeDiv := flag.Int("nprobe-div", 8, "with -ivf, probe nlist/N lists")
 	flag.Parse()
 	log := func(f string, a ...any) { fmt.Fprintf(os.Stderr, "bench: "+f+"\n", a...) }
 
@@ -102,6 +104,13 @@ func main() {
 		lex, vec, err := openOrBuild(dir, chunks, n, log)
 		if err != nil {
 			fail(err)
+		}
+		if *ivfMin > 0 {
+			t := time.Now()
+			if err := vec.SetIVF(*ivfMin, *nprobeDiv); err != nil {
+				fail(err)
+			}
+			log("n=%d vectors rebuilt for -ivf %d in %.0fs", n, *ivfMin, time.Since(t).Seconds())
 		}
 		store := replicaStore{chunks: chunks}
 		r := &retrieve.Retriever{Lexical: lexAdapter{lex}, Store: store}
