@@ -80,7 +80,10 @@ async function inkOnCanvas(page) {
   });
 }
 
-export async function openCitationAndCheckViewer(page, answer, shot, selector = '[data-testid=answer-body] button.cite') {
+/** Letters and digits only, lower case: page text and passage text compare alike. */
+const squash = (s) => (s ?? '').normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+
+export async function openCitationAndCheckViewer(page, answer, shot, selector = '[data-testid=answer-body] button.cite', { strong = false } = {}) {
   const marker = answer.locator(selector).first();
   await marker.waitFor({ timeout: 10_000 });
   const label = (await marker.getAttribute('aria-label')) ?? '';
@@ -92,6 +95,7 @@ export async function openCitationAndCheckViewer(page, answer, shot, selector = 
     const tip = page.locator('[data-testid=citation-tooltip]');
     await tip.waitFor({ timeout: 5_000 });
     const tipText = (await tip.textContent()) ?? '';
+    var fullPassage = (await tip.getAttribute('data-passage')) ?? tipText;
     assert(tipText.trim().length > 20, `tooltip shows the passage (got ${JSON.stringify(tipText)})`);
     await screenshot(page, `${shot}-tooltip`);
   }
@@ -108,6 +112,16 @@ export async function openCitationAndCheckViewer(page, answer, shot, selector = 
   assert(highlights > 0, 'the cited passage is highlighted on the page');
   const hlVisible = await page.locator('[data-testid=passage-highlight]').first().isVisible();
   assert(hlVisible, 'the highlight is visible');
+  if (typeof fullPassage === 'string') {
+    // Every highlighted piece is text of the cited passage; a marker whose sentence has a
+    // supporting span highlights that sentence strongly, inside the passage.
+    const all = await page.locator('[data-testid=viewer-page] [data-testid=passage-highlight]').allTextContents();
+    const passage = squash(fullPassage);
+    for (const t of all) assert(passage.includes(squash(t)), `highlight ${JSON.stringify(t)} is text of the passage`);
+    const strongText = (await page.locator('[data-testid=viewer-page] [data-strong=true]').allTextContents()).join(' ');
+    if (strong) assert(squash(strongText).length > 10, `the supporting sentence is highlighted strongly (${JSON.stringify(strongText)})`);
+    if (strongText) assert(passage.includes(squash(strongText)), `the strong highlight ${JSON.stringify(strongText)} is inside the passage`);
+  }
   await page.waitForTimeout(500); // let the smooth scroll settle for the screenshot
   await screenshot(page, `${shot}-viewer`);
   return { pageNo, highlights, ink };
@@ -184,7 +198,7 @@ export async function noModelFlow({ page, url, pdf, question }) {
   const markers = await answer.locator('[data-testid=answer-body] button.cite').count();
   assert(markers > 0, 'the passages carry citation markers');
   await screenshot(page, 'no-model-1-answer');
-  const viewer = await openCitationAndCheckViewer(page, answer, 'no-model-2');
+  const viewer = await openCitationAndCheckViewer(page, answer, 'no-model-2', undefined, { strong: true });
   return { note, markers, ...viewer };
 }
 

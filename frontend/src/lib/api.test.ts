@@ -149,6 +149,9 @@ describe('Wails transport', () => {
       SetAPIKey: vi.fn().mockRejectedValue('no keyring here: set OPENAI_API_KEY instead'),
       DeleteAPIKey: vi.fn().mockResolvedValue({ provider: 'openai' }),
       Meter: vi.fn().mockResolvedValue({ total_usd: 0.42, answers: '3', budget_usd: 1, budget_used: 0.42, provider: 'openai' }),
+      WatchFolder: vi.fn().mockResolvedValue({ dir: '/w', active: true, error: '' }),
+      UnwatchFolder: vi.fn().mockResolvedValue(null),
+      ListWatched: vi.fn().mockResolvedValue([{ dir: '/w', active: 'yes' }, { dir: 7 }]),
     };
     let drop: ((x: number, y: number, paths: string[]) => void) | null = null;
     window.go = { app: { App } };

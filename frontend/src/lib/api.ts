@@ -8,7 +8,7 @@
 // Every value coming back is normalised (./normalize) so the UI can trust its shape.
 
 import * as parse from './normalize';
-import type { AddResult, CloudSettings, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status } from './types';
+import type { AddResult, CloudSettings, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status, WatchedFolder, WatchSynced } from './types';
 import { EVENT_NAMES } from './types';
 
 /** The bound Go methods, typed by hand from docs/bridge.md (no generated wailsjs). */
@@ -17,6 +17,9 @@ interface WailsApp {
   ListDocuments(): Promise<unknown>;
   AddPaths(paths: string[]): Promise<unknown>;
   AddDialog(): Promise<unknown>;
+  WatchFolder(dir: string): Promise<unknown>;
+  UnwatchFolder(dir: string): Promise<unknown>;
+  ListWatched(): Promise<unknown>;
   RemoveDocument(docID: string): Promise<unknown>;
   Search(query: string, k: number, docIDs: string[]): Promise<unknown>;
   Ask(question: string, docIDs: string[]): Promise<unknown>;
@@ -138,6 +141,24 @@ export const canAddDialog = (): boolean => transport() === 'wails';
 
 export const addDialog = async (): Promise<AddResult> => parse.addResult(await call('AddDialog'));
 
+// ---- watched folders ------------------------------------------------------------------
+
+const watched = (v: unknown): WatchedFolder => {
+  const o = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
+  return { dir: typeof o.dir === 'string' ? o.dir : '', active: o.active === true, error: typeof o.error === 'string' ? o.error : '' };
+};
+
+export const watchFolder = async (dir: string): Promise<WatchedFolder> => watched(await call('WatchFolder', dir));
+
+export const unwatchFolder = async (dir: string): Promise<void> => {
+  await call('UnwatchFolder', dir);
+};
+
+export async function listWatched(): Promise<WatchedFolder[]> {
+  const v = await call('ListWatched');
+  return (Array.isArray(v) ? v : []).map(watched).filter((w) => w.dir);
+}
+
 export async function removeDocument(docID: string): Promise<void> {
   await call('RemoveDocument', docID);
 }
@@ -253,6 +274,11 @@ const parsers: { [K in EventName]: (v: unknown) => EventMap[K] } = {
   'model:pull': parse.pullEvent,
   'session:changed': parse.sessionEvent,
   'meter:changed': parse.meter,
+  'watch:synced': (v: unknown): WatchSynced => {
+    const o = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
+    const strs = (x: unknown) => (Array.isArray(x) ? x.filter((s): s is string => typeof s === 'string') : []);
+    return { dir: typeof o.dir === 'string' ? o.dir : '', ingested: Array.isArray(o.ingested) ? o.ingested : [], removed: strs(o.removed), removed_ids: strs(o.removed_ids) };
+  },
 };
 
 type Listener = (data: never) => void;

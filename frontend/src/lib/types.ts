@@ -217,8 +217,15 @@ export type PullEvent = {
   error: string;
 };
 
+/** A folder whose files follow into the library (docs/bridge.md "Watched folders"). */
+export type WatchedFolder = { dir: string; active: boolean; error: string };
+
+/** `watch:synced`: a watched folder's changes were taken in. */
+export type WatchSynced = { dir: string; ingested: unknown[]; removed: string[]; removed_ids: string[] };
+
 /** Every event the backend emits, by name. Mirrors the Go event name consts. */
 export type EventMap = {
+  'watch:synced': WatchSynced;
   'library:changed': DocumentEvent;
   'answer:start': AnswerStart;
   'answer:token': AnswerToken;
@@ -233,6 +240,7 @@ export type EventMap = {
 export type EventName = keyof EventMap;
 
 export const EVENT_NAMES: EventName[] = [
+  'watch:synced',
   'library:changed',
   'answer:start',
   'answer:token',

@@ -10,6 +10,7 @@ import { SessionsState } from './sessions.svelte';
 import { StatusState } from './status.svelte';
 import { ToastState } from './toasts.svelte';
 import { ViewerState } from './viewer.svelte';
+import { WatchState } from './watch.svelte';
 
 export class AppState {
   toasts = new ToastState();
@@ -25,6 +26,8 @@ export class AppState {
     this.viewer.forget(id);
     closePdf(id);
   });
+  /** Watched folders; a sync refreshes the library. */
+  watch = new WatchState(() => this.library.refresh());
 
   /** Requests for components, by action (a counter: each request increments it). */
   signals = $state<Partial<Record<Action, number>>>({});
@@ -73,6 +76,7 @@ export class AppState {
   connect(): () => void {
     const offs = [
       this.library.connect(),
+      this.watch.connect(),
       this.chat.connect(),
       this.models.connect(),
       this.sessions.connect(),
