@@ -106,11 +106,36 @@ func main() {
 			fail(err)
 		}
 		if *ivfMin > 0 {
+			// Exact answers first (the cached store is flat), to report the
+			// recall the IVF search trades for its speed.
+			exact := make([][]index.VectorHit, len(qvecs))
+			for i, q := range qvecs {
+				if exact[i], err = vec.Search(q, benchTopK, nil); err != nil {
+					fail(err)
+				}
+			}
 			t := time.Now()
 			if err := vec.SetIVF(*ivfMin, *nprobeDiv); err != nil {
 				fail(err)
 			}
 			log("n=%d vectors rebuilt for -ivf %d in %.0fs", n, *ivfMin, time.Since(t).Seconds())
+			found, total := 0, 0
+			for i, q := range qvecs {
+				got, err := vec.Search(q, benchTopK, nil)
+				if err != nil {
+					fail(err)
+				}
+				for _, w := range exact[i] {
+					total++
+					for _, g := range got {
+						if g.ID == w.ID {
+							found++
+							break
+						}
+					}
+				}
+			}
+			log("n=%d ivf nprobe=nlist/%d vector recall@%d vs exact: %.3f", n, *nprobeDiv, benchTopK, float64(found)/float64(max(1, total)))
 		}
 		store := replicaStore{chunks: chunks}
 		r := &retrieve.Retriever{Lexical: lexAdapter{lex}, Store: store}
