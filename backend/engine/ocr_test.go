@@ -15,7 +15,7 @@ import (
 // removing the document removes its info.
 func TestIngestScannedPDF(t *testing.T) {
 	if _, err := exec.LookPath("tesseract"); err != nil {
-		t.Skip("tesseract is not installed (apt install tesseract-ocr)")
+		t.Fatal("tesseract is not installed: run `go tool task setup:test` (apt install tesseract-ocr)")
 	}
 	ctx := context.Background()
 	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})

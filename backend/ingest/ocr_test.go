@@ -26,7 +26,7 @@ var noOCR = Options{OCR: OCROptions{Off: true}}
 func needTesseract(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("tesseract"); err != nil {
-		t.Skip("tesseract is not installed (apt install tesseract-ocr)")
+		t.Fatal("tesseract is not installed: run `go tool task setup:test` (apt install tesseract-ocr)")
 	}
 }
 

@@ -47,7 +47,7 @@ func TestSuggestedHasOneDefaultPerRole(t *testing.T) {
 func TestStartServer(t *testing.T) {
 	bin, err := testollama.Binary()
 	if err != nil {
-		t.Skip(err)
+		t.Fatalf("test Ollama binary: %v", err)
 	}
 	home := t.TempDir()
 	t.Setenv("HOME", home)
