@@ -198,7 +198,9 @@ export async function noModelFlow({ page, url, pdf, question }) {
   const markers = await answer.locator('[data-testid=answer-body] button.cite').count();
   assert(markers > 0, 'the passages carry citation markers');
   await screenshot(page, 'no-model-1-answer');
-  const viewer = await openCitationAndCheckViewer(page, answer, 'no-model-2', undefined, { strong: true });
+  // No-model answers carry no claims (backend/chat/answer.go), so no strong span here:
+  // the highlighted text must still be the passage's.
+  const viewer = await openCitationAndCheckViewer(page, answer, 'no-model-2');
   return { note, markers, ...viewer };
 }
 
