@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/carrel-app/carrel/backend/llm"
@@ -173,11 +174,40 @@ func Respond(ctx context.Context, req Request, fn func(Event) error) (*Answer, e
 func passagesAnswer(req Request) *Answer {
 	var b strings.Builder
 	b.WriteString("The most relevant passages in your documents:\n\n")
+	claims := make([]Claim, 0, len(req.Passages))
 	for _, p := range req.Passages {
-		fmt.Fprintf(&b, "**%s, page %d** — %s [%d]\n\n", p.DocTitle, p.Page, excerpt(p.Text, 400), p.N)
+		quote := excerpt(p.Text, 400)
+		start := utf8.RuneCountInString(b.String())
+		fmt.Fprintf(&b, "**%s, page %d** — %s [%d]", p.DocTitle, p.Page, quote, p.N)
+		// Each quoted passage is a claim supported by the part of the passage it quotes,
+		// so the viewer can highlight exactly that, as for a model's sentences.
+		quote = strings.TrimSuffix(quote, " …")
+		claims = append(claims, Claim{Start: start, End: utf8.RuneCountInString(b.String()), Supported: true,
+			Spans: []Span{{N: p.N, Start: 0, End: wordsEnd(p.Text, len(strings.Fields(quote))), Quote: quote}}})
+		b.WriteString("\n\n")
 	}
 	note := "No language model answered: " + req.NoModelReason
-	return &Answer{Text: strings.TrimSpace(b.String()), Citations: req.Passages, Mode: ModePassages, Note: note, Claims: []Claim{}}
+	return &Answer{Text: strings.TrimSpace(b.String()), Citations: req.Passages, Mode: ModePassages, Note: note, Claims: claims}
+}
+
+// wordsEnd returns the rune offset in s just after its first n whitespace-separated words.
+func wordsEnd(s string, n int) int {
+	words, end, inWord := 0, 0, false
+	for i, r := range []rune(s) {
+		if unicode.IsSpace(r) {
+			inWord = false
+			continue
+		}
+		if !inWord {
+			inWord = true
+			words++
+		}
+		if words > n {
+			break
+		}
+		end = i + 1
+	}
+	return end
 }
 
 // excerpt shortens s to about n bytes at a word boundary.

@@ -95,6 +95,19 @@ func TestRespondWithoutModel(t *testing.T) {
 	if !strings.Contains(ans.Text, "[1]") || !strings.Contains(ans.Text, "[2]") || !strings.Contains(ans.Note, "Ollama is not running") {
 		t.Fatalf("passages answer lacks markers or note: %q / %q", ans.Text, ans.Note)
 	}
+	// Each quoted passage is a claim whose span is the quoted text of its passage.
+	runes := []rune(ans.Text)
+	if len(ans.Claims) != 2 {
+		t.Fatalf("claims = %+v", ans.Claims)
+	}
+	for i, c := range ans.Claims {
+		sp := c.Spans[0]
+		line := string(runes[c.Start:c.End])
+		quoted := string([]rune(passages[i].Text)[sp.Start:sp.End])
+		if !c.Supported || sp.N != i+1 || !strings.Contains(line, sp.Quote) || quoted != sp.Quote || !strings.HasSuffix(line, fmt.Sprintf("[%d]", i+1)) {
+			t.Fatalf("claim %d: line %q, span %+v, passage text at span %q", i, line, sp, quoted)
+		}
+	}
 }
 
 type cutShort struct{}
