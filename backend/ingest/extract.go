@@ -219,8 +219,23 @@ func openDoc(in pdfium.Pdfium, data []byte, password string) (d *openedDoc, err 
 	return &openedDoc{doc: doc.Document, count: pc.PageCount}, nil
 }
 
-// pageText returns the normalised text of page i (0-based).
+// pageText returns the normalised text of page i (0-based), as PDFium orders it.
 func pageText(in pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (string, error) {
+	return readPage(in, doc, i, func(tp references.FPDF_TEXTPAGE, count int) (string, error) {
+		if count == 0 {
+			return "", nil
+		}
+		t, err := in.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp, StartIndex: 0, Count: count})
+		if err != nil {
+			return "", err
+		}
+		return t.Text, nil
+	})
+}
+
+// readPage loads page i and its text page, turns its count characters into text with
+// chars, appends the page's annotation text and normalises the result.
+func readPage(in pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int, chars func(references.FPDF_TEXTPAGE, int) (string, error)) (string, error) {
 	page, err := in.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: doc, Index: i})
 	if err != nil {
 		return "", err
@@ -235,13 +250,9 @@ func pageText(in pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (string, er
 	if err != nil {
 		return "", err
 	}
-	text := ""
-	if n.Count > 0 {
-		t, err := in.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp.TextPage, StartIndex: 0, Count: n.Count})
-		if err != nil {
-			return "", err
-		}
-		text = t.Text
+	text, err := chars(tp.TextPage, n.Count)
+	if err != nil {
+		return "", err
 	}
 	notes, err := annotationText(in, page.Page)
 	if err != nil {

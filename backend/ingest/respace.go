@@ -153,32 +153,9 @@ func geometricPageText(in pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (s
 			err = panicError("PDFium", v)
 		}
 	}()
-	page, err := in.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: doc, Index: i})
-	if err != nil {
-		return "", err
-	}
-	defer in.FPDF_ClosePage(&requests.FPDF_ClosePage{Page: page.Page})
-	tp, err := in.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: requests.Page{ByReference: &page.Page}})
-	if err != nil {
-		return "", err
-	}
-	defer in.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
-	n, err := in.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
-	if err != nil {
-		return "", err
-	}
-	text, err := geometricText(in, tp.TextPage, n.Count)
-	if err != nil {
-		return "", err
-	}
-	notes, err := annotationText(in, page.Page)
-	if err != nil {
-		return "", err
-	}
-	if notes != "" {
-		text += "\n\n" + notes
-	}
-	return normalizePDFText(text), nil
+	return readPage(in, doc, i, func(tp references.FPDF_TEXTPAGE, count int) (string, error) {
+		return geometricText(in, tp, count)
+	})
 }
 
 // glyph is one character of a text page as placed on the page.
