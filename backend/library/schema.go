@@ -3,7 +3,7 @@ package library
 import "fmt"
 
 // schemaVersion is the version migrate brings a database to.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // migrations[i] moves a database from version i to i+1.
 var migrations = []string{
@@ -126,6 +126,61 @@ var migrations = []string{
 		saved_usd         REAL NOT NULL DEFAULT 0
 	);
 	CREATE INDEX answer_metrics_day ON answer_metrics(day);`,
+
+	// v4: the answer cache and long-term memory. A cache entry is a reusable answer keyed
+	// by its standalone question (text key here, embedding in DIR/cache/), valid only for
+	// its scope, model family and the fingerprint of the documents it searched;
+	// cache_docs lists those documents so that changing one drops the entry. cache_hits
+	// remembers which saved messages were served from the cache. memories are facts the
+	// user told about themselves; prefs holds small settings (memory on/off).
+	`CREATE TABLE cache_entries (
+		id                INTEGER PRIMARY KEY AUTOINCREMENT,
+		question          TEXT NOT NULL,
+		text_key          TEXT NOT NULL,
+		scope             TEXT NOT NULL DEFAULT '',
+		family            TEXT NOT NULL,
+		provider          TEXT NOT NULL DEFAULT '',
+		model             TEXT NOT NULL DEFAULT '',
+		fingerprint       TEXT NOT NULL,
+		embed_model       TEXT NOT NULL DEFAULT '',
+		answer            TEXT NOT NULL,
+		mode              TEXT NOT NULL,
+		note              TEXT NOT NULL DEFAULT '',
+		citations         TEXT NOT NULL DEFAULT '[]',
+		claims            TEXT NOT NULL DEFAULT '[]',
+		prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+		completion_tokens INTEGER NOT NULL DEFAULT 0,
+		cost_usd          REAL NOT NULL DEFAULT 0,
+		session_id        TEXT NOT NULL DEFAULT '',
+		session_title     TEXT NOT NULL DEFAULT '',
+		message_id        INTEGER NOT NULL DEFAULT 0,
+		created_at        INTEGER NOT NULL
+	);
+	CREATE INDEX cache_entries_lookup ON cache_entries(scope, family, text_key);
+	CREATE TABLE cache_docs (
+		doc_id   TEXT NOT NULL,
+		entry_id INTEGER NOT NULL REFERENCES cache_entries(id) ON DELETE CASCADE,
+		PRIMARY KEY (doc_id, entry_id)
+	) WITHOUT ROWID;
+	CREATE INDEX cache_docs_entry ON cache_docs(entry_id);
+	CREATE TABLE cache_hits (
+		message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+		source     TEXT NOT NULL
+	);
+	CREATE TABLE memories (
+		id         INTEGER PRIMARY KEY AUTOINCREMENT,
+		kind       TEXT NOT NULL,
+		slot       TEXT NOT NULL DEFAULT '',
+		text       TEXT NOT NULL,
+		source     TEXT NOT NULL DEFAULT '',
+		session_id TEXT NOT NULL DEFAULT '',
+		created_at INTEGER NOT NULL,
+		updated_at INTEGER NOT NULL
+	);
+	CREATE TABLE prefs (
+		key   TEXT PRIMARY KEY,
+		value TEXT NOT NULL
+	);`,
 }
 
 func (l *Library) migrate() error {
