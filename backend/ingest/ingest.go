@@ -97,6 +97,9 @@ type Page struct {
 	// by "\n", paragraphs (where known) by "\n\n", no control characters,
 	// no runs of spaces, no leading or trailing white space. It may be "".
 	Text string
+	// OCR is where the words of Text are on a page read by OCR (nil on
+	// other pages), for the viewer to highlight in (ocr_words.go).
+	OCR *OCRLayout
 }
 
 // Heading is one entry of a document outline.

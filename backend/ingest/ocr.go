@@ -118,6 +118,9 @@ type ocrResult struct {
 	warnings []string
 	missing  bool // scanned pages were found but Tesseract is not installed
 	off      bool // scanned pages were found but OCR is switched off
+	// layouts holds, by 0-based page, where OCR found each word; see
+	// [attachOCRLayouts].
+	layouts map[int]pageLayout
 }
 
 // ocrScanned finds, among the pages of data whose text is empty, those that
@@ -131,7 +134,7 @@ func ocrScanned(ctx context.Context, eng *engine, data []byte, password string, 
 			empty = append(empty, i)
 		}
 	}
-	res := &ocrResult{}
+	res := &ocrResult{layouts: map[int]pageLayout{}}
 	if len(empty) == 0 {
 		return res, nil
 	}
@@ -197,7 +200,7 @@ func ocrScanned(ctx context.Context, eng *engine, data []byte, password string, 
 	// as many pages at once as there are cores.
 	type job struct {
 		page int
-		img  []byte
+		img  *scanImage
 	}
 	jobs := make(chan job, 1)
 	var (
@@ -217,17 +220,19 @@ func ocrScanned(ctx context.Context, eng *engine, data []byte, password string, 
 				if ctx.Err() != nil {
 					continue
 				}
-				text, err := runTesseract(ctx, tess, o, j.img)
+				tsv, err := runTesseract(ctx, tess, o, j.img)
 				if err != nil {
 					if ctx.Err() == nil {
 						fail(j.page, shortError(err))
 					}
 					continue
 				}
+				text, lay := readTSV(tsv, j.img.toPage, j.img.width, j.img.height)
 				mu.Lock()
 				texts[j.page] = text
 				if text != "" {
 					res.pages = append(res.pages, j.page)
+					res.layouts[j.page] = pageLayout{text, lay}
 				}
 				mu.Unlock()
 			}
@@ -299,10 +304,21 @@ func hasImage(in pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) bool {
 	return false
 }
 
+// scanImage is a page rendered for OCR.
+type scanImage struct {
+	pgm []byte
+	dpi int // the resolution it was rendered at
+	// toPage maps its pixels to PDF user space; nil if PDFium could not
+	// say (the page is then read without word boxes).
+	toPage *affine
+	// width and height are the page's displayed size in points.
+	width, height float64
+}
+
 // renderGray renders page i in 8-bit grey at dpi (less for a page too large
-// for [maxOCRPixels]) and returns it as a binary PGM image, which Tesseract
-// reads without decompressing anything.
-func renderGray(in pdfium.Pdfium, doc references.FPDF_DOCUMENT, i, dpi int) ([]byte, error) {
+// for [maxOCRPixels]) as a binary PGM image, which Tesseract reads without
+// decompressing anything, with the map from its pixels to the page.
+func renderGray(in pdfium.Pdfium, doc references.FPDF_DOCUMENT, i, dpi int) (*scanImage, error) {
 	size, err := in.FPDF_GetPageSizeByIndex(&requests.FPDF_GetPageSizeByIndex{Document: doc, Index: i})
 	if err != nil {
 		return nil, err
@@ -336,17 +352,24 @@ func renderGray(in pdfium.Pdfium, doc references.FPDF_DOCUMENT, i, dpi int) ([]b
 		off := y * g.Stride
 		buf.Write(g.Pix[off : off+w])
 	}
-	return buf.Bytes(), nil
+	img := &scanImage{pgm: buf.Bytes(), dpi: dpi, width: size.Width, height: size.Height}
+	if w > 0 && h > 0 {
+		if m, err := deviceToPage(in, doc, i, w, h); err == nil {
+			img.toPage = &m
+		}
+	}
+	return img, nil
 }
 
-// runTesseract reads the text of one page image with Tesseract, within the
-// page timeout. Tesseract is held to one thread: pages run in parallel
-// instead, which uses the cores better than its own threads do.
-func runTesseract(ctx context.Context, tess string, o OCROptions, img []byte) (string, error) {
+// runTesseract reads one page image with Tesseract, within the page
+// timeout, and returns its TSV output (words with boxes, see [readTSV]).
+// Tesseract is held to one thread: pages run in parallel instead, which
+// uses the cores better than its own threads do.
+func runTesseract(ctx context.Context, tess string, o OCROptions, img *scanImage) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.PageTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, tess, "stdin", "stdout", "-l", o.Languages, "--dpi", strconv.Itoa(o.DPI), "tsv")
-	cmd.Stdin = bytes.NewReader(img)
+	cmd := exec.CommandContext(ctx, tess, "stdin", "stdout", "-l", o.Languages, "--dpi", strconv.Itoa(img.dpi), "tsv")
+	cmd.Stdin = bytes.NewReader(img.pgm)
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -364,7 +387,7 @@ func runTesseract(ctx context.Context, tess string, o OCROptions, img []byte) (s
 		}
 		return "", fmt.Errorf("tesseract: %w", err)
 	}
-	return normalizePDFText(fromTSV(out.String())), nil
+	return out.String(), nil
 }
 
 // Thresholds of Tesseract's word confidence (0 to 100) below which what it
@@ -381,58 +404,7 @@ const (
 // confidence is low are left out, and so is the whole page when it has
 // fewer than a few confident words: recognising a photo gives scraps.
 func fromTSV(tsv string) string {
-	type line struct {
-		key   [3]string // block, paragraph, line
-		words []string
-		confs []float64
-		conf  float64
-	}
-	var lines []line
-	for _, row := range strings.Split(tsv, "\n") {
-		f := strings.Split(row, "\t")
-		if len(f) < 12 || f[0] != "5" {
-			continue
-		}
-		conf, err := strconv.ParseFloat(f[10], 64)
-		text := strings.TrimSpace(f[11])
-		if err != nil || conf < 0 || text == "" {
-			continue
-		}
-		key := [3]string{f[2], f[3], f[4]}
-		if len(lines) == 0 || lines[len(lines)-1].key != key {
-			lines = append(lines, line{key: key})
-		}
-		l := &lines[len(lines)-1]
-		l.words = append(l.words, text)
-		l.confs = append(l.confs, conf)
-		l.conf += conf
-	}
-	confident := 0
-	var b strings.Builder
-	var prev [3]string
-	for _, l := range lines {
-		if l.conf/float64(len(l.words)) < minLineConfidence || alnum(strings.Join(l.words, "")) < 2 {
-			continue
-		}
-		if b.Len() > 0 {
-			if l.key[0] != prev[0] || l.key[1] != prev[1] {
-				b.WriteString("\n\n")
-			} else {
-				b.WriteByte('\n')
-			}
-		}
-		prev = l.key
-		b.WriteString(strings.Join(l.words, " "))
-		for k, w := range l.words {
-			if l.confs[k] >= minWordConfidence && letters(w) >= 2 {
-				confident++
-			}
-		}
-	}
-	if confident < minPageWords {
-		return ""
-	}
-	return b.String()
+	return joinLines(keptLines(parseTSV(tsv)))
 }
 
 func alnum(s string) int {

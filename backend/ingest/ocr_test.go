@@ -99,6 +99,10 @@ func TestOCRGeneratedScan(t *testing.T) {
 	if f1 := tokenF1(tokens(doc.Pages[0].Text), tokens(orig.Pages[pageIdx].Text)); f1 < 0.9 {
 		t.Errorf("token F1 against the text layer = %.3f, want ≥ 0.9\nOCR:\n%s", f1, doc.Pages[0].Text)
 	}
+	if doc.Pages[0].OCR == nil || len(doc.Pages[0].OCR.Words) < 100 {
+		t.Fatalf("the scan has no word layout: %+v", doc.Pages[0].OCR)
+	}
+	checkOffsets(t, doc.Pages[0].Text, doc.Pages[0].OCR.Words)
 
 	// The scan appended to the original: its pages keep their text layer.
 	base, err := os.ReadFile(src)

@@ -225,6 +225,7 @@ func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) erro
 		doc.OCRPages = append(doc.OCRPages, i+1)
 	}
 	dehyphenate(doc.Pages)
+	attachOCRLayouts(doc.Pages, ocr)
 	doc.Warnings = append(st.warnings, res.warnings...)
 	doc.Warnings = append(doc.Warnings, ocr.warnings...)
 	doc.Outline = fixOutline(st.outline, st.pages)
