@@ -3,7 +3,7 @@ package library
 import "fmt"
 
 // schemaVersion is the version migrate brings a database to.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // migrations[i] moves a database from version i to i+1.
 var migrations = []string{
@@ -181,6 +181,18 @@ var migrations = []string{
 		key   TEXT PRIMARY KEY,
 		value TEXT NOT NULL
 	);`,
+
+	// v5: where the words of a page read by OCR are (words.go), so that the viewer can
+	// highlight a passage on a scanned page, which has no text layer. One row per page,
+	// the words packed in a blob: a scanned book has hundreds of words per page.
+	`CREATE TABLE page_words (
+		doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+		number INTEGER NOT NULL,
+		width  REAL NOT NULL,
+		height REAL NOT NULL,
+		words  BLOB NOT NULL,
+		PRIMARY KEY (doc_id, number)
+	) WITHOUT ROWID;`,
 }
 
 func (l *Library) migrate() error {

@@ -1,0 +1,102 @@
+package library
+
+import (
+	"context"
+	"math"
+	"testing"
+)
+
+// verifies word boxes round-trip through the database with their text taken from the
+// page, survive reopening, are replaced by a new ingest, and go with their document.
+func TestPageWords(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	l, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.PutDocument(ctx, &Document{ID: "scan", Path: "/x/s.pdf", Kind: "pdf", Pages: 2, Status: StatusExtracting}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.ReplaceContent(ctx, "scan", []string{"text layer", "Ωmega café\nnext line"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	words := []Word{
+		{X0: 72, Y0: 700.25, X1: 120.5, Y1: 712, Start: 0, End: 5},
+		{X0: 125.01, Y0: 700.25, X1: 160, Y1: 712, Start: 6, End: 10},
+		{X0: 72, Y0: 680, X1: 99.99, Y1: 692.5, Start: 11, End: 15},
+		{X0: -3.5, Y0: 680, X1: 130, Y1: 692.5, Start: 16, End: 20},
+	}
+	if err := l.ReplacePageWords(ctx, "scan", map[int]PageWords{2: {Width: 612, Height: 792, Words: words}}); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if l, err = Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+
+	got, err := l.PageWords(ctx, "scan", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Width != 612 || got.Height != 792 || len(got.Words) != 4 {
+		t.Fatalf("page 2 words = %+v", got)
+	}
+	for k, want := range []string{"Ωmega", "café", "next", "line"} {
+		w := got.Words[k]
+		if w.Text != want || w.Start != words[k].Start || w.End != words[k].End {
+			t.Errorf("word %d = %q [%d,%d), want %q", k, w.Text, w.Start, w.End, want)
+		}
+		for _, d := range []float64{w.X0 - words[k].X0, w.Y0 - words[k].Y0, w.X1 - words[k].X1, w.Y1 - words[k].Y1} {
+			if math.Abs(d) > 0.006 {
+				t.Errorf("word %d box %+v, want %+v", k, w, words[k])
+			}
+		}
+	}
+	if none, err := l.PageWords(ctx, "scan", 1); err != nil || none.Words != nil {
+		t.Errorf("page 1 (no OCR) = %+v, %v", none, err)
+	}
+
+	// Words out of order are refused; nothing stored changes.
+	bad := []Word{{Start: 6, End: 10}, {Start: 0, End: 5}}
+	if err := l.ReplacePageWords(ctx, "scan", map[int]PageWords{2: {Words: bad}}); err == nil {
+		t.Error("words out of order were stored")
+	}
+	if again, _ := l.PageWords(ctx, "scan", 2); len(again.Words) != 4 {
+		t.Errorf("a refused replace changed the words: %+v", again)
+	}
+
+	// A re-ingest without OCR boxes drops them.
+	if err := l.ReplacePageWords(ctx, "scan", nil); err != nil {
+		t.Fatal(err)
+	}
+	if gone, _ := l.PageWords(ctx, "scan", 2); gone.Words != nil {
+		t.Errorf("words after replacing with none: %+v", gone)
+	}
+
+	// Removing the document removes its words.
+	if err := l.ReplacePageWords(ctx, "scan", map[int]PageWords{2: {Width: 1, Height: 1, Words: words}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.DeleteDocument(ctx, "scan"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := l.db.QueryRow(`SELECT count(*) FROM page_words`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d word rows left after removing the document (%v)", n, err)
+	}
+}
+
+// verifies a damaged blob is an error, not a panic or wrong boxes.
+func TestUnpackWordsDamaged(t *testing.T) {
+	b, err := packWords([]Word{{X0: 1, Y0: 2, X1: 3, Y1: 4, Start: 0, End: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]byte{nil, {9}, b[:len(b)-1]} {
+		if _, err := unpackWords(bad); err == nil {
+			t.Errorf("unpackWords(%v) took damaged input", bad)
+		}
+	}
+}
