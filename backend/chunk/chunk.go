@@ -10,6 +10,15 @@
 // before it ([Options.Overlap]) at a sentence or word start, so that a
 // sentence near a cut is whole in at least one chunk.
 //
+// No cut falls inside a fenced or indented code block or a table (Markdown
+// pipe rows, or rows aligned by tabs or spaces as PDF text lays them out) that
+// fits in Max; a longer one is cut only between its lines.
+//
+// [Tree] cuts the same parents and splits each into small children, the
+// units searched by vectors: a question's few words match a short passage's
+// embedding better than a long one's, while the parent gives the model the
+// context around it. Children carry the offsets of their own text.
+//
 // Each [Chunk] says where its text lies: Start in page PageStart's text to
 // End in page PageEnd's text, so a citation can name its page(s) and the
 // viewer can highlight the passage. [PageText] rebuilds a chunk's text
@@ -45,13 +54,23 @@ type Options struct {
 	// Overlap is the fraction of a chunk that the next chunk repeats when
 	// the cut between them falls inside a paragraph (0 to 0.5).
 	Overlap float64 `json:"overlap"`
+
+	// ChildTarget, ChildMin, ChildMax and ChildOverlap size the children
+	// [Tree] splits each parent into, as the fields above size parents. 0
+	// means the default; ChildOverlap < 0 means none.
+	ChildTarget  int     `json:"child_target"`
+	ChildMin     int     `json:"child_min"`
+	ChildMax     int     `json:"child_max"`
+	ChildOverlap float64 `json:"child_overlap"`
 }
 
 // DefaultOptions suit passages for a small embedding model and a prompt of
-// a few thousand tokens: about 900 characters (200 to 300 tokens of
-// English), at least 200, at most 1200, and 15% overlap.
+// a few thousand tokens: parents of about 900 characters (200 to 300 tokens
+// of English), at least 200, at most 1200, and 15% overlap; children of
+// about 400 characters (~100 tokens), 100 to 600, with 15% overlap.
 func DefaultOptions() Options {
-	return Options{Target: 900, Min: 200, Max: 1200, Overlap: 0.15}
+	return Options{Target: 900, Min: 200, Max: 1200, Overlap: 0.15,
+		ChildTarget: 400, ChildMin: 100, ChildMax: 600, ChildOverlap: 0.15}
 }
 
 // sane returns o with out-of-range values replaced or clamped.
@@ -67,7 +86,31 @@ func (o Options) sane() Options {
 		o.Max = o.Target + o.Target/3
 	}
 	o.Overlap = min(max(o.Overlap, 0), 0.5)
+	// Children: by default about a third of the parent, never larger than it.
+	if o.ChildTarget <= 0 {
+		o.ChildTarget = min(d.ChildTarget, max(1, o.Target*4/9))
+	}
+	o.ChildTarget = min(o.ChildTarget, o.Target)
+	if o.ChildMin <= 0 || o.ChildMin > o.ChildTarget {
+		o.ChildMin = max(1, min(d.ChildMin, o.ChildTarget/2))
+	}
+	if o.ChildMax < o.ChildTarget {
+		o.ChildMax = o.ChildTarget + o.ChildTarget/2
+	}
+	o.ChildMax = min(o.ChildMax, o.Max)
+	switch {
+	case o.ChildOverlap == 0:
+		o.ChildOverlap = d.ChildOverlap
+	case o.ChildOverlap < 0:
+		o.ChildOverlap = -1 // none; kept negative so that sane is idempotent
+	}
+	o.ChildOverlap = min(o.ChildOverlap, 0.5)
 	return o
+}
+
+// child returns the options children are split with.
+func (o Options) child() Options {
+	return Options{Target: o.ChildTarget, Min: o.ChildMin, Max: o.ChildMax, Overlap: max(o.ChildOverlap, 0)}
 }
 
 // Chunk is one passage of a document.
@@ -130,19 +173,66 @@ func PageText(doc *ingest.Document, c Chunk) string {
 	return b.String()
 }
 
-// Split cuts doc into chunks, in reading order. Chunks follow each other or
-// overlap; together they cover all of the document's text.
+// Split cuts doc into chunks (the parents of [Tree]), in reading order.
+// Chunks follow each other or overlap; together they cover all of the
+// document's text.
 func Split(doc *ingest.Document, opts Options) []Chunk {
-	if doc == nil {
+	parents, _ := cutParents(doc, opts)
+	out := make([]Chunk, len(parents))
+	for i, p := range parents {
+		out[i] = p.Chunk
+	}
+	return out
+}
+
+// Parent is a passage given to the model, with the children it is searched by.
+type Parent struct {
+	Chunk
+	// Children cover the parent's text in order, following each other or
+	// overlapping, each within the parent.
+	Children []Chunk
+}
+
+// Tree cuts doc into parents as [Split] does and each parent into children
+// sized by opts' Child fields.
+func Tree(doc *ingest.Document, opts Options) []Parent {
+	parents, sp := cutParents(doc, opts)
+	if len(parents) == 0 {
 		return nil
+	}
+	co := sp.opts.child()
+	csp := splitter{stream: sp.stream, opts: co, heads: sp.heads, spans: protect(sp.text, sp.blocks, co.Max), blocks: sp.blocks}
+	for i := range parents {
+		p := &parents[i]
+		for _, c := range csp.split(p.s, p.e) {
+			p.Children = append(p.Children, c.Chunk)
+		}
+	}
+	out := make([]Parent, len(parents))
+	for i, p := range parents {
+		out[i] = p.Parent
+	}
+	return out
+}
+
+// cut is a chunk with its place in the stream.
+type cut struct {
+	Parent
+	s, e int
+}
+
+func cutParents(doc *ingest.Document, opts Options) ([]cut, *splitter) {
+	if doc == nil {
+		return nil, nil
 	}
 	s := newStream(doc)
 	if s.text == "" {
-		return nil
+		return nil, nil
 	}
-	heads := s.locateHeadings(doc.Outline)
-	sp := splitter{stream: s, opts: opts.sane(), heads: heads}
-	return sp.split()
+	o := opts.sane()
+	blocks := findBlocks(s.text)
+	sp := &splitter{stream: s, opts: o, heads: s.locateHeadings(doc.Outline), blocks: blocks, spans: protect(s.text, blocks, o.Max)}
+	return sp.split(0, len(s.text)), sp
 }
 
 // stream is the document's text as one string: the non-empty pages joined
@@ -265,25 +355,30 @@ var penalty = [...]float64{
 
 type splitter struct {
 	*stream
-	opts  Options
-	heads []heading
-	pos   []int // scratch: byte offset of each rune of the window
+	opts   Options
+	heads  []heading
+	blocks []block
+	spans  []span // no cut falls inside one (see protect)
+	end    int    // the end of the range being split
+	pos    []int  // scratch: byte offset of each rune of the window
 }
 
-func (sp *splitter) split() []Chunk {
-	var chunks []Chunk
+// split cuts stream bytes [from, to), which must not lie inside a span.
+func (sp *splitter) split(from, to int) []cut {
+	var chunks []cut
 	text := sp.text
-	start := skipSpace(text, 0)
-	for start < len(text) {
-		cut, next := sp.cut(start)
-		end := trimRightSpace(text, start, cut)
+	sp.end = to
+	start := skipSpace(text[:to], from)
+	for start < to {
+		c, next := sp.cut(start)
+		end := trimRightSpace(text, start, c)
 		if end > start {
-			chunks = append(chunks, sp.chunk(start, end))
+			chunks = append(chunks, cut{Parent: Parent{Chunk: sp.chunk(start, end)}, s: start, e: end})
 		}
 		if next <= start { // cannot happen; guards against a loop
-			next = cut
+			next = max(c, start+1)
 		}
-		start = skipSpace(text, next)
+		start = skipSpace(text[:to], next)
 	}
 	return chunks
 }
@@ -310,22 +405,22 @@ func (sp *splitter) chunk(s, e int) Chunk {
 // cut decides where the chunk starting at byte start ends (cut) and where
 // the next one starts (next, before skipping white space).
 func (sp *splitter) cut(start int) (cut, next int) {
-	text, o := sp.text, sp.opts
+	text, o, end := sp.text[:sp.end], sp.opts, sp.end
 	// Byte offsets of the runes from start, up to Max+Min runes ahead.
 	sp.pos = sp.pos[:0]
 	i := start
-	for len(sp.pos) <= o.Max+o.Min && i < len(text) {
+	for len(sp.pos) <= o.Max+o.Min && i < end {
 		sp.pos = append(sp.pos, i)
 		_, size := utf8.DecodeRuneInString(text[i:])
 		i += size
 	}
 	sp.pos = append(sp.pos, i) // pos[k] is where rune k starts; pos[len-1] is the end
 	runes := len(sp.pos) - 1
-	if i == len(text) && runes <= o.Max {
-		return len(text), len(text) // the rest fits
+	if i == end && runes <= o.Max {
+		return end, end // the rest fits
 	}
 	lo, hi := o.Min, o.Max
-	if i == len(text) && runes-o.Min < hi {
+	if i == end && runes-o.Min < hi {
 		hi = max(runes-o.Min, lo) // leave the last chunk at least Min
 	}
 	hi = min(hi, runes)
@@ -343,6 +438,9 @@ func (sp *splitter) cut(start int) (cut, next int) {
 		if k > hi || sp.pos[k] != sp.heads[hk].pos {
 			continue
 		}
+		if _, in := inside(sp.spans, sp.pos[k]); in {
+			continue // a "# comment" line in a code block is no heading
+		}
 		// The chunk must hold Min runes without the white space before
 		// the heading.
 		e := trimRightSpace(text, start, sp.pos[k])
@@ -352,16 +450,38 @@ func (sp *splitter) cut(start int) (cut, next int) {
 	}
 	for k := lo; k <= hi; k++ {
 		p := sp.pos[k]
-		if p >= len(text) || !isSpaceAt(text, p) || isSpaceBefore(text, p) {
+		if p >= end || !isSpaceAt(text, p) || isSpaceBefore(text, p) {
 			continue // not the start of a run of white space
+		}
+		if _, in := inside(sp.spans, p); in {
+			continue
 		}
 		consider(k, sp.classify(p))
 	}
 	cut = sp.pos[bestK]
+	if sp2, in := inside(sp.spans, cut); in {
+		// No boundary in [Min, Max] lies outside the blocks: the window ends
+		// inside one. Cut before it (leaving this chunk shorter than Min) so
+		// that the next chunk holds it whole; spans are at most Max long, so
+		// one that starts here ends within reach.
+		if trimRightSpace(text, start, sp2.s) > start {
+			return sp2.s, sp2.s
+		}
+		return sp2.e, sp2.e
+	}
 	if bestClass == atHeading || bestClass == atParagraph || o.Overlap == 0 {
 		return cut, cut
 	}
-	return cut, sp.overlapStart(bestK)
+	next = sp.overlapStart(bestK)
+	if sp2, in := inside(sp.spans, next); in {
+		// The overlap would start the next chunk inside a block: start it at
+		// the block, or without overlap.
+		next = cut
+		if sp2.s > start {
+			next = sp2.s
+		}
+	}
+	return cut, next
 }
 
 // classify names the boundary at p, the start of a run of white space.

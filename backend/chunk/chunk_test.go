@@ -50,6 +50,7 @@ func checkChunks(t testing.TB, doc *ingest.Document, opts Options, chunks []Chun
 	t.Helper()
 	o := opts.sane()
 	s := newStream(doc)
+	spans := protect(s.text, findBlocks(s.text), o.Max)
 	prevStart, prevEnd := -1, 0
 	for i, c := range chunks {
 		if strings.TrimSpace(c.Text) == "" {
@@ -68,10 +69,16 @@ func checkChunks(t testing.TB, doc *ingest.Document, opts Options, chunks []Chun
 		if n > o.Max {
 			t.Fatalf("chunk %d: %d chars > max %d", i, n, o.Max)
 		}
-		if i < len(chunks)-1 && n < o.Min {
+		a, b := streamPos(s, c.PageStart, c.Start), streamPos(s, c.PageEnd, c.End)
+		// A chunk may be short only where the next starts a block kept whole.
+		if i < len(chunks)-1 && n < o.Min && !startsBlock(spans, skipSpace(s.text, b)) {
 			t.Fatalf("chunk %d of %d: %d chars < min %d: %q", i, len(chunks), n, o.Min, c.Text)
 		}
-		a, b := streamPos(s, c.PageStart, c.Start), streamPos(s, c.PageEnd, c.End)
+		for _, p := range []int{a, b} {
+			if sp, in := inside(spans, p); in {
+				t.Fatalf("chunk %d is cut inside a block at %d: %q", i, p, s.text[sp.s:sp.e])
+			}
+		}
 		if a <= prevStart {
 			t.Fatalf("chunk %d starts at %d, not after the previous start %d", i, a, prevStart)
 		}
@@ -322,6 +329,7 @@ func FuzzSplit(f *testing.F) {
 	f.Add([]byte("\f\f  \f"), 900, 200, 1200, 15)
 	f.Add([]byte("a\xffb\xfe\xc3 \xe2\x80 …。？ e.g. Dr. X. y"), 5, 1, 6, 50)
 	f.Add([]byte(strings.Repeat("日本語のテキスト", 300)), 100, 20, 120, 10)
+	f.Add([]byte("Intro.\n\n```go\nfunc f() {\n\treturn\n}\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\f    indented\n    code\n\nx  y  z\n1  2  3"), 40, 10, 60, 15)
 	f.Fuzz(func(t *testing.T, data []byte, target, minSize, maxSize, overlapPct int) {
 		pages := strings.Split(string(data), "\f")
 		doc := docOf(pages...)
@@ -330,9 +338,11 @@ func FuzzSplit(f *testing.F) {
 				doc.Outline = append(doc.Outline, ingest.Heading{Title: pages[i][:3], Page: i + 1, Level: 1})
 			}
 		}
-		opts := Options{Target: target % 3000, Min: minSize % 3000, Max: maxSize % 4000, Overlap: float64(overlapPct%100) / 100}
+		opts := Options{Target: target % 3000, Min: minSize % 3000, Max: maxSize % 4000, Overlap: float64(overlapPct%100) / 100,
+			ChildTarget: target % 700, ChildMax: maxSize % 900, ChildOverlap: float64(overlapPct%30) / 100}
 		chunks := Split(doc, opts)
 		checkChunks(t, doc, opts, chunks)
+		checkTree(t, doc, opts, Tree(doc, opts))
 	})
 }
 

@@ -20,19 +20,26 @@ type Profiles map[string]Options
 // about 4 per token of English prose, about 3 per token of code.
 func DefaultProfiles() Profiles {
 	return Profiles{
-		// Essays, literature, notes, web articles: ~225 tokens.
+		// Essays, literature, notes, web articles: ~225 tokens; children ~100.
 		ingest.TypeGeneral: DefaultOptions(),
-		// A paragraph of a paper with its claim and evidence: ~300 tokens.
-		ingest.TypePaper: {Target: 1200, Min: 300, Max: 1600, Overlap: 0.15},
+		// A paragraph of a paper with its claim and evidence: ~300 tokens;
+		// children of two or three sentences.
+		ingest.TypePaper: {Target: 1200, Min: 300, Max: 1600, Overlap: 0.15,
+			ChildTarget: 450, ChildMin: 120, ChildMax: 650, ChildOverlap: 0.15},
 		// An explanation or a worked example: ~375 tokens.
-		ingest.TypeTextbook: {Target: 1500, Min: 400, Max: 2000, Overlap: 0.15},
+		ingest.TypeTextbook: {Target: 1500, Min: 400, Max: 2000, Overlap: 0.15,
+			ChildTarget: 500, ChildMin: 120, ChildMax: 750, ChildOverlap: 0.15},
 		// One option, function or clause with its example: ~250 tokens,
 		// cut at headings, little overlap.
-		ingest.TypeDocs: {Target: 1000, Min: 250, Max: 1400, Overlap: 0.10},
-		// One function or type: ~500 tokens of code, cut at declarations.
-		ingest.TypeCode: {Target: 1600, Min: 300, Max: 2400, Overlap: 0.10},
-		// One message's point: ~175 tokens.
-		ingest.TypeMail: {Target: 700, Min: 150, Max: 1000, Overlap: 0.10},
+		ingest.TypeDocs: {Target: 1000, Min: 250, Max: 1400, Overlap: 0.10,
+			ChildTarget: 400, ChildMin: 100, ChildMax: 600, ChildOverlap: 0.10},
+		// One function or type: ~500 tokens of code, cut at declarations;
+		// children of ~200 tokens (a block or a short function).
+		ingest.TypeCode: {Target: 1600, Min: 300, Max: 2400, Overlap: 0.10,
+			ChildTarget: 600, ChildMin: 150, ChildMax: 900, ChildOverlap: 0.10},
+		// One message's point: ~175 tokens; children of a few sentences.
+		ingest.TypeMail: {Target: 700, Min: 150, Max: 1000, Overlap: 0.10,
+			ChildTarget: 300, ChildMin: 80, ChildMax: 450, ChildOverlap: 0.10},
 	}
 }
 
@@ -51,7 +58,8 @@ func (p Profiles) For(docType string) Options {
 // ProfilesFile is the name of the file in the library folder that
 // overrides the default chunk sizes, for example
 //
-//	{"paper": {"target": 1500, "min": 400, "max": 2000, "overlap": 0.2}}
+//	{"paper": {"target": 1500, "min": 400, "max": 2000, "overlap": 0.2,
+//	           "child_target": 500, "child_min": 120, "child_max": 700, "child_overlap": 0.15}}
 //
 // A field left out (or 0) keeps its default; a type left out keeps its
 // profile. Changed sizes apply to documents ingested afterwards.
@@ -89,6 +97,18 @@ func LoadProfiles(path string) (Profiles, error) {
 		}
 		if o.Overlap > 0 {
 			base.Overlap = o.Overlap
+		}
+		if o.ChildTarget > 0 {
+			base.ChildTarget = o.ChildTarget
+		}
+		if o.ChildMin > 0 {
+			base.ChildMin = o.ChildMin
+		}
+		if o.ChildMax > 0 {
+			base.ChildMax = o.ChildMax
+		}
+		if o.ChildOverlap != 0 {
+			base.ChildOverlap = o.ChildOverlap
 		}
 		p[t] = base.sane()
 	}
