@@ -203,6 +203,9 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 	if err := e.lib.ReplaceContent(ctx, id, pages, chunks); err != nil {
 		return res, err
 	}
+	if err := e.lib.ReplacePageWords(ctx, id, ocrWords(src.Pages)); err != nil {
+		return res, err
+	}
 	lexDocs := make([]index.LexDoc, len(chunks))
 	for i, c := range chunks {
 		lexDocs[i] = index.LexDoc{ID: strconv.FormatInt(c.Seq, 10), DocID: id, Title: doc.Title, Section: c.Section, Text: c.Text}
@@ -238,6 +241,7 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 // dropIndexed removes a document's chunks from both indexes (before re-ingesting or
 // removing it). Callers hold ingestMu.
 func (e *Engine) dropIndexed(ctx context.Context, docID string) error {
+	e.forgetCachedFor(ctx, docID) // answers that searched it are stale
 	old, err := e.lib.DocumentChunks(ctx, docID)
 	if err != nil {
 		return err
@@ -343,6 +347,7 @@ func (e *Engine) Remove(ctx context.Context, docID string) error {
 	if err := e.lib.DeleteDocument(ctx, docID); err != nil {
 		return err
 	}
+	e.forgetCachedFor(ctx, docID) // answers that searched it are stale
 	_ = os.Remove(e.docInfoPath(docID))
 	seqs := make([]int64, len(chunks))
 	for i, c := range chunks {
@@ -607,4 +612,21 @@ func (e *Engine) chunkProfiles() chunk.Profiles {
 		slog.Warn("engine: chunk sizes from the defaults", "err", err)
 	}
 	return p
+}
+
+// ocrWords gives the word boxes of the pages read by OCR, by 1-based page, for the viewer
+// to highlight on scanned pages.
+func ocrWords(pages []ingest.Page) map[int]library.PageWords {
+	out := map[int]library.PageWords{}
+	for _, p := range pages {
+		if p.OCR == nil {
+			continue
+		}
+		words := make([]library.Word, len(p.OCR.Words))
+		for i, w := range p.OCR.Words {
+			words[i] = library.Word{X0: w.X0, Y0: w.Y0, X1: w.X1, Y1: w.Y1, Start: w.Start, End: w.End}
+		}
+		out[p.Number] = library.PageWords{Width: p.OCR.Width, Height: p.OCR.Height, Words: words}
+	}
+	return out
 }
