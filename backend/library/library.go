@@ -55,10 +55,12 @@ type Document struct {
 	UpdatedAt time.Time `json:"-"`
 }
 
-// Chunk is one searchable passage of a document.
+// Chunk is one passage of a document: a child, searched by vectors (table chunks), or a
+// parent, the larger passage around its children that answers are given (table parents).
 type Chunk struct {
-	Seq       int64  // row id; also the vector id in the FAISS index
+	Seq       int64  // row id; a child's is also its vector id in the FAISS index
 	ID        string // hex SHA-256 of the normalised text
+	ParentSeq int64  // a child's parent's Seq; 0 for a parent, or a child of a library from before parents
 	DocID     string
 	Ord       int // position in the document
 	PageStart int
@@ -175,14 +177,35 @@ func (l *Library) SetStatus(ctx context.Context, id, status, errMsg string, done
 }
 
 // ReplaceContent stores a document's page texts and chunks, replacing any it had, in one
-// transaction. It fills in each chunk's Seq and DocID.
+// transaction, each chunk its own parent. It fills in each chunk's Seq, ParentSeq and DocID.
 func (l *Library) ReplaceContent(ctx context.Context, docID string, pages []string, chunks []Chunk) error {
+	parents := make([]Parent, len(chunks))
+	for i, c := range chunks {
+		parents[i] = Parent{Chunk: c, Children: []Chunk{c}}
+	}
+	if err := l.ReplaceTree(ctx, docID, pages, parents); err != nil {
+		return err
+	}
+	for i, p := range parents {
+		if len(p.Children) == 1 { // not a duplicate
+			chunks[i] = p.Children[0]
+		}
+	}
+	return nil
+}
+
+// ReplaceTree stores a document's page texts, parents and children, replacing any it had,
+// in one transaction. It fills in Seq, DocID and Ord of each parent and child, and each
+// child's ParentSeq. A passage whose text (ID) the document already has is stored once:
+// a repeated parent is left out with its children (its Children become nil), a repeated
+// child is left out of its parent's Children.
+func (l *Library) ReplaceTree(ctx context.Context, docID string, pages []string, parents []Parent) error {
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store content of %s: %w", docID, err)
 	}
 	defer tx.Rollback()
-	for _, q := range []string{`DELETE FROM chunks WHERE doc_id=?`, `DELETE FROM pages WHERE doc_id=?`} {
+	for _, q := range []string{`DELETE FROM chunks WHERE doc_id=?`, `DELETE FROM parents WHERE doc_id=?`, `DELETE FROM pages WHERE doc_id=?`} {
 		if _, err := tx.ExecContext(ctx, q, docID); err != nil {
 			return fmt.Errorf("store content of %s: %w", docID, err)
 		}
@@ -197,23 +220,8 @@ func (l *Library) ReplaceContent(ctx context.Context, docID string, pages []stri
 			return fmt.Errorf("store page %d of %s: %w", i+1, docID, err)
 		}
 	}
-	cs, err := tx.PrepareContext(ctx, `INSERT INTO chunks
-		(id, doc_id, ord, page_start, page_end, start_off, end_off, section, text, embedded)
-		VALUES (?,?,?,?,?,?,?,?,?,0)`)
-	if err != nil {
-		return fmt.Errorf("store chunks of %s: %w", docID, err)
-	}
-	defer cs.Close()
-	for i := range chunks {
-		c := &chunks[i]
-		c.DocID, c.Ord = docID, i
-		res, err := cs.ExecContext(ctx, c.ID, docID, i, c.PageStart, c.PageEnd, c.Start, c.End, c.Section, c.Text)
-		if err != nil {
-			return fmt.Errorf("store chunk %d of %s: %w", i, docID, err)
-		}
-		if c.Seq, err = res.LastInsertId(); err != nil {
-			return fmt.Errorf("store chunk %d of %s: %w", i, docID, err)
-		}
+	if err := insertTree(ctx, tx, docID, parents); err != nil {
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store content of %s: %w", docID, err)
@@ -221,11 +229,11 @@ func (l *Library) ReplaceContent(ctx context.Context, docID string, pages []stri
 	return nil
 }
 
-const chunkColumns = `seq, id, doc_id, ord, page_start, page_end, start_off, end_off, section, text, embedded`
+const chunkColumns = `seq, id, COALESCE(parent_seq, 0), doc_id, ord, page_start, page_end, start_off, end_off, section, text, embedded`
 
 func scanChunk(row interface{ Scan(...any) error }) (Chunk, error) {
 	var c Chunk
-	err := row.Scan(&c.Seq, &c.ID, &c.DocID, &c.Ord, &c.PageStart, &c.PageEnd, &c.Start, &c.End, &c.Section, &c.Text, &c.Embedded)
+	err := row.Scan(&c.Seq, &c.ID, &c.ParentSeq, &c.DocID, &c.Ord, &c.PageStart, &c.PageEnd, &c.Start, &c.End, &c.Section, &c.Text, &c.Embedded)
 	return c, err
 }
 
@@ -385,7 +393,7 @@ func (l *Library) EmbeddedSeqs(ctx context.Context) ([]int64, error) {
 
 // EachChunk calls fn with every chunk and its document's title, in seq order.
 func (l *Library) EachChunk(ctx context.Context, fn func(c Chunk, title string) error) error {
-	rows, err := l.db.QueryContext(ctx, `SELECT c.seq, c.id, c.doc_id, c.ord, c.page_start, c.page_end, c.start_off, c.end_off,
+	rows, err := l.db.QueryContext(ctx, `SELECT c.seq, c.id, COALESCE(c.parent_seq, 0), c.doc_id, c.ord, c.page_start, c.page_end, c.start_off, c.end_off,
 		c.section, c.text, c.embedded, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id ORDER BY c.seq`)
 	if err != nil {
 		return fmt.Errorf("read chunks: %w", err)
@@ -394,7 +402,7 @@ func (l *Library) EachChunk(ctx context.Context, fn func(c Chunk, title string) 
 	for rows.Next() {
 		var c Chunk
 		var title string
-		if err := rows.Scan(&c.Seq, &c.ID, &c.DocID, &c.Ord, &c.PageStart, &c.PageEnd, &c.Start, &c.End, &c.Section, &c.Text, &c.Embedded, &title); err != nil {
+		if err := rows.Scan(&c.Seq, &c.ID, &c.ParentSeq, &c.DocID, &c.Ord, &c.PageStart, &c.PageEnd, &c.Start, &c.End, &c.Section, &c.Text, &c.Embedded, &title); err != nil {
 			return fmt.Errorf("read chunks: %w", err)
 		}
 		if err := fn(c, title); err != nil {

@@ -3,7 +3,7 @@ package library
 import "fmt"
 
 // schemaVersion is the version migrate brings a database to.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // migrations[i] moves a database from version i to i+1.
 var migrations = []string{
@@ -193,6 +193,26 @@ var migrations = []string{
 		words  BLOB NOT NULL,
 		PRIMARY KEY (doc_id, number)
 	) WITHOUT ROWID;`,
+
+	// v6: parents. A chunk (child, searched by vectors) belongs to a parent, the larger
+	// passage around it that answers are given. Chunks of older libraries have no parent
+	// (parent_seq NULL): the engine re-chunks those documents from their stored pages when
+	// it opens the library (library.Unparented), so no file has to be read again.
+	`CREATE TABLE parents (
+		seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+		id         TEXT NOT NULL,
+		doc_id     TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+		ord        INTEGER NOT NULL,
+		page_start INTEGER NOT NULL,
+		page_end   INTEGER NOT NULL,
+		start_off  INTEGER NOT NULL,
+		end_off    INTEGER NOT NULL,
+		section    TEXT NOT NULL DEFAULT '',
+		text       TEXT NOT NULL
+	);
+	CREATE INDEX parents_doc ON parents(doc_id, ord);
+	ALTER TABLE chunks ADD COLUMN parent_seq INTEGER REFERENCES parents(seq) ON DELETE CASCADE;
+	CREATE INDEX chunks_parent ON chunks(parent_seq);`,
 }
 
 func (l *Library) migrate() error {
