@@ -1,5 +1,6 @@
 // Package retrieve finds the passages that answer a question: a lexical (BM25) list and a
-// dense (vector) list, fused with Reciprocal Rank Fusion.
+// dense (vector) list of small chunks (children), each mapped to the larger passage around
+// them (parent), fused with Reciprocal Rank Fusion, deduplicated and trimmed to a budget.
 package retrieve
 
 import (
@@ -51,6 +52,8 @@ const RRFK = 60
 type Ranked struct {
 	Seq   int64
 	Score float64
+	// Parent says Seq is a parent's, not a child's (an index may hold parents).
+	Parent bool
 }
 
 // LexicalSearcher ranks chunks by BM25.
@@ -82,16 +85,28 @@ type ChunkStore interface {
 	Chunks(ctx context.Context, seqs []int64) (map[int64]library.Chunk, error)
 }
 
+// ParentStore loads parents by seq. A ChunkStore that is not one makes each chunk its own
+// parent; so does a chunk with no ParentSeq.
+type ParentStore interface {
+	Parents(ctx context.Context, seqs []int64) (map[int64]library.Chunk, error)
+}
+
 // Options shape one search.
 type Options struct {
 	K      int      // hits wanted; 0 means 8
 	Mode   Mode     // "" means Hybrid
 	DocIDs []string // scope; empty means the whole library
+	// TokenBudget caps the estimated tokens of the hits' texts (EstimateTokens); 0 means
+	// no cap. The first hit is kept whatever its size.
+	TokenBudget int
 }
 
-// Hit is one retrieved chunk with how it was found.
+// Hit is one retrieved passage (a parent) with how it was found.
 type Hit struct {
-	Chunk        library.Chunk
+	Chunk library.Chunk // the parent
+	// Child is the best-ranked child the hit was found by (zero when only the parent
+	// itself was matched).
+	Child        library.Chunk
 	Score        float64 // fused score (RRF), or the single list's score
 	MatchType    string
 	LexicalRank  int // 1-based; 0 when the lexical list did not have it
@@ -124,7 +139,8 @@ func (r *Retriever) Search(ctx context.Context, query string, opt Options) ([]Hi
 	if mode == Vector && r.Dense == nil {
 		return nil, fmt.Errorf("vector search needs an embedding model: none is available")
 	}
-	// Each list is searched deeper than k so that fusion has overlap to work with.
+	// Each list is searched deeper than k so that fusion has overlap to work with, and
+	// a list of children deeper still: several children of one parent make one hit.
 	depth := max(3*k, 30)
 	// The two lists are independent: search them at once, so a query costs the slower
 	// of the two (usually embedding the query) rather than their sum.
@@ -135,7 +151,7 @@ func (r *Retriever) Search(ctx context.Context, query string, opt Options) ([]Hi
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			vec, vecErr = r.Dense.SearchDense(ctx, query, depth, opt.DocIDs)
+			vec, vecErr = r.Dense.SearchDense(ctx, query, 2*depth, opt.DocIDs)
 		}()
 	}
 	if mode != Vector {
@@ -148,26 +164,22 @@ func (r *Retriever) Search(ctx context.Context, query string, opt Options) ([]Hi
 	if vecErr != nil {
 		return nil, fmt.Errorf("vector search: %w", vecErr)
 	}
-	hits := Fuse(lex, vec, r.MinVectorScore)
-	if len(hits) > k {
-		hits = hits[:k]
-	}
-	seqs := make([]int64, len(hits))
-	for i, h := range hits {
-		seqs[i] = h.Chunk.Seq
-	}
-	chunks, err := r.Store.Chunks(ctx, seqs)
+	lexU, vecU, children, err := r.toParents(ctx, lex, vec)
 	if err != nil {
 		return nil, err
 	}
-	out := hits[:0]
-	for _, h := range hits {
-		c, ok := chunks[h.Chunk.Seq]
-		if !ok { // index ahead of the store (e.g. a document being removed)
-			continue
-		}
-		h.Chunk = c
-		out = append(out, h)
+	hits := Fuse(lexU, vecU, r.MinVectorScore)
+	// Load a margin beyond k: duplicates dropped below make room for the next ones.
+	if len(hits) > 2*k {
+		hits = hits[:2*k]
+	}
+	out, err := r.load(ctx, hits, children)
+	if err != nil {
+		return nil, err
+	}
+	out = Dedupe(out)
+	if len(out) > k {
+		out = out[:k]
 	}
 	if w, ok := r.Lexical.(TermWeigher); ok && mode != Vector && len(out) > 0 {
 		off, err := offTopic(ctx, w, query, out)
@@ -185,7 +197,7 @@ func (r *Retriever) Search(ctx context.Context, query string, opt Options) ([]Hi
 			out = kept
 		}
 	}
-	return out, nil
+	return TrimToBudget(out, opt.TokenBudget), nil
 }
 
 // MinCoverage is the share of a question's term weight (IDF) that at least one passage

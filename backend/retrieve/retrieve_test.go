@@ -55,7 +55,7 @@ func (m mapStore) Chunks(_ context.Context, seqs []int64) (map[int64]library.Chu
 // verifies modes pick their lists, k truncates, chunks are loaded and missing ones skipped.
 func TestRetrieverModes(t *testing.T) {
 	store := mapStore{1: {Seq: 1, Text: "one"}, 2: {Seq: 2, Text: "two"}, 3: {Seq: 3, Text: "three"}}
-	r := &Retriever{Lexical: fakeList{{1, 3}, {9, 2}}, Dense: fakeList{{3, 0.9}}, Store: store}
+	r := &Retriever{Lexical: fakeList{{Seq: 1, Score: 3}, {Seq: 9, Score: 2}}, Dense: fakeList{{Seq: 3, Score: 0.9}}, Store: store}
 	ctx := context.Background()
 	hits, err := r.Search(ctx, "q", Options{Mode: Lexical})
 	if err != nil || len(hits) != 1 || hits[0].Chunk.Text != "one" {

@@ -1,0 +1,204 @@
+package retrieve
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/carrel-app/carrel/backend/library"
+)
+
+// toParents maps each list's entries to the passages hits are made of: a child to its
+// parent, a parent to itself, and (in a library without parents) a chunk to itself. A
+// list keeps the rank of a passage's best entry and that entry's score (max-pooling):
+// a parent is as relevant as its best child. Passages are keyed by parent seq, or by the
+// negated chunk seq for a chunk that is its own parent. children holds the best child
+// by key, from the vector list first (children are what it searches).
+func (r *Retriever) toParents(ctx context.Context, lex, vec []Ranked) (lexU, vecU []Ranked, children map[int64]library.Chunk, err error) {
+	var seqs []int64
+	for _, l := range [][]Ranked{lex, vec} {
+		for _, e := range l {
+			if !e.Parent {
+				seqs = append(seqs, e.Seq)
+			}
+		}
+	}
+	chunks := map[int64]library.Chunk{}
+	if len(seqs) > 0 {
+		if chunks, err = r.Store.Chunks(ctx, seqs); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	_, parented := r.Store.(ParentStore)
+	children = map[int64]library.Chunk{}
+	collapse := func(list []Ranked) []Ranked {
+		seen := map[int64]bool{}
+		var out []Ranked
+		for _, e := range list {
+			key := e.Seq
+			if !e.Parent {
+				c, ok := chunks[e.Seq]
+				if !ok { // index ahead of the store (e.g. a document being removed)
+					continue
+				}
+				if parented && c.ParentSeq != 0 {
+					key = c.ParentSeq
+				} else {
+					key = -c.Seq
+				}
+				if _, ok := children[key]; !ok {
+					children[key] = c
+				}
+			}
+			if !seen[key] {
+				seen[key] = true
+				out = append(out, Ranked{Seq: key, Score: e.Score})
+			}
+		}
+		return out
+	}
+	vecU = collapse(vec)
+	lexU = collapse(lex)
+	return lexU, vecU, children, nil
+}
+
+// load fills in each fused hit's passage and best child, dropping hits whose passage is
+// gone.
+func (r *Retriever) load(ctx context.Context, hits []Hit, children map[int64]library.Chunk) ([]Hit, error) {
+	var parentSeqs []int64
+	for _, h := range hits {
+		if h.Chunk.Seq > 0 {
+			parentSeqs = append(parentSeqs, h.Chunk.Seq)
+		}
+	}
+	parents := map[int64]library.Chunk{}
+	if ps, ok := r.Store.(ParentStore); ok && len(parentSeqs) > 0 {
+		var err error
+		if parents, err = ps.Parents(ctx, parentSeqs); err != nil {
+			return nil, err
+		}
+	}
+	out := hits[:0]
+	for _, h := range hits {
+		key := h.Chunk.Seq
+		var ok bool
+		if key > 0 {
+			h.Chunk, ok = parents[key]
+			h.Child = children[key]
+		} else {
+			h.Chunk, ok = children[key]
+		}
+		if ok {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// NearDuplicate is the share of shared word trigrams (Jaccard) from which a passage
+// counts as a near-duplicate of a better-ranked one: the same text with a different
+// running header, page number or hyphenation, as in two editions of a paper. Passages
+// that merely overlap (neighbours share at most a fifth) stay well below it.
+const NearDuplicate = 0.8
+
+// Dedupe drops hits whose passage has the ID (normalised text) of a better-ranked one,
+// or nearly its text (NearDuplicate), keeping the order of the rest.
+func Dedupe(hits []Hit) []Hit {
+	ids := map[string]bool{}
+	var kept [][]uint64
+	out := hits[:0]
+	for _, h := range hits {
+		id := h.Chunk.ID
+		if id == "" {
+			id = strings.Join(strings.Fields(h.Chunk.Text), " ")
+		}
+		if ids[id] {
+			continue
+		}
+		sh := shingles(h.Chunk.Text)
+		dup := false
+		for _, k := range kept {
+			if jaccard(sh, k) >= NearDuplicate {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		ids[id] = true
+		kept = append(kept, sh)
+		out = append(out, h)
+	}
+	return out
+}
+
+// shingles returns the sorted, distinct hashes of text's word trigrams (words lowercased,
+// punctuation dropped); a text of fewer than three words gives its words.
+func shingles(text string) []uint64 {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	n := 3
+	if len(words) < n {
+		n = 1
+	}
+	set := map[uint64]bool{}
+	for i := 0; i+n <= len(words); i++ {
+		h := uint64(14695981039346656037) // FNV-1a
+		for _, w := range words[i : i+n] {
+			for j := 0; j < len(w); j++ {
+				h = (h ^ uint64(w[j])) * 1099511628211
+			}
+			h = (h ^ ' ') * 1099511628211
+		}
+		set[h] = true
+	}
+	out := make([]uint64, 0, len(set))
+	for h := range set {
+		out = append(out, h)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// jaccard is |a∩b| / |a∪b| of two sorted sets.
+func jaccard(a, b []uint64) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	i, j, both := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			both++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return float64(both) / float64(len(a)+len(b)-both)
+}
+
+// EstimateTokens estimates the tokens of text for budgeting: about four characters per
+// token of English (the chat side counts precisely with the model's own tokenizer).
+func EstimateTokens(text string) int { return (utf8.RuneCountInString(text) + 3) / 4 }
+
+// TrimToBudget keeps the best hits whose texts fit in budget tokens together
+// (EstimateTokens); the first hit is always kept. budget ≤ 0 keeps all.
+func TrimToBudget(hits []Hit, budget int) []Hit {
+	if budget <= 0 {
+		return hits
+	}
+	used := 0
+	for i, h := range hits {
+		used += EstimateTokens(h.Chunk.Text)
+		if used > budget && i > 0 {
+			return hits[:i]
+		}
+	}
+	return hits
+}

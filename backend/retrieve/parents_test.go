@@ -1,0 +1,106 @@
+package retrieve
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/carrel-app/carrel/backend/library"
+)
+
+// treeStore holds children and parents in memory.
+type treeStore struct {
+	mapStore
+	parents map[int64]library.Chunk
+}
+
+func (s treeStore) Parents(_ context.Context, seqs []int64) (map[int64]library.Chunk, error) {
+	out := map[int64]library.Chunk{}
+	for _, q := range seqs {
+		if p, ok := s.parents[q]; ok {
+			out[q] = p
+		}
+	}
+	return out, nil
+}
+
+// verifies children found by either list become their parents: one hit per parent at the
+// rank of its best child, with that child's score and the child itself; a parent found
+// directly by the lexical list joins its children's hit; a parent that is gone is dropped.
+func TestChildrenMappedToParents(t *testing.T) {
+	store := treeStore{
+		mapStore: mapStore{
+			11: {Seq: 11, ParentSeq: 1, Text: "alpha"}, 12: {Seq: 12, ParentSeq: 1, Text: "beta"},
+			21: {Seq: 21, ParentSeq: 2, Text: "gamma"}, 31: {Seq: 31, ParentSeq: 3, Text: "delta"},
+		},
+		parents: map[int64]library.Chunk{
+			1: {Seq: 1, ID: "p1", Text: "alpha beta", PageStart: 4, Start: 10, End: 20},
+			2: {Seq: 2, ID: "p2", Text: "gamma and more"},
+			// 3 is gone (a document being removed)
+		},
+	}
+	r := &Retriever{
+		Lexical: fakeList{{Seq: 2, Score: 7, Parent: true}, {Seq: 1, Score: 5, Parent: true}},
+		Dense:   fakeList{{Seq: 12, Score: 0.9}, {Seq: 31, Score: 0.85}, {Seq: 11, Score: 0.8}, {Seq: 21, Score: 0.5}},
+		Store:   store,
+	}
+	hits, err := r.Search(context.Background(), "q", Options{K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 {
+		t.Fatalf("%d hits, want 2 (one per parent, parent 3 gone): %+v", len(hits), hits)
+	}
+	h := hits[0]
+	if h.Chunk.ID != "p1" || h.Chunk.PageStart != 4 || h.Chunk.Start != 10 || h.Chunk.End != 20 {
+		t.Errorf("first hit is not parent 1 with its span: %+v", h.Chunk)
+	}
+	if h.MatchType != MatchHybrid || h.VectorRank != 1 || h.VectorScore != 0.9 || h.LexicalRank != 2 || h.LexicalScore != 5 || h.Child.Seq != 12 {
+		t.Errorf("parent 1: match %s vector #%d %.2f lexical #%d %.0f child %d", h.MatchType, h.VectorRank, h.VectorScore, h.LexicalRank, h.LexicalScore, h.Child.Seq)
+	}
+	if h := hits[1]; h.Chunk.ID != "p2" || h.VectorRank != 3 || h.LexicalRank != 1 || h.Child.Seq != 21 {
+		t.Errorf("parent 2: %+v", h)
+	}
+	// Children searched lexically map the same way.
+	r.Lexical = fakeList{{Seq: 21, Score: 3}, {Seq: 11, Score: 2}, {Seq: 12, Score: 1}}
+	hits, _ = r.Search(context.Background(), "q", Options{Mode: Lexical})
+	if len(hits) != 2 || hits[0].Chunk.ID != "p2" || hits[1].Chunk.ID != "p1" || hits[1].LexicalRank != 2 || hits[1].LexicalScore != 2 {
+		t.Errorf("lexical over children: %+v", hits)
+	}
+}
+
+// verifies identical passages (same ID, e.g. the same page in two documents) and
+// near-duplicates are dropped, keeping the better-ranked, while passages that only
+// overlap stay.
+func TestDedupe(t *testing.T) {
+	base := "Reciprocal rank fusion adds one over sixty plus the rank of each list the passage appears in, so agreement between lists wins."
+	hits := []Hit{
+		{Chunk: library.Chunk{ID: "a", DocID: "d1", Text: base}},
+		{Chunk: library.Chunk{ID: "a", DocID: "d2", Text: base}},
+		{Chunk: library.Chunk{ID: "b", Text: base + " Page 12"}},
+		{Chunk: library.Chunk{ID: "c", Text: "so agreement between lists wins. " + strings.Repeat("Other words follow here and differ. ", 5)}},
+	}
+	got := Dedupe(hits)
+	if len(got) != 2 || got[0].Chunk.DocID != "d1" || got[1].Chunk.ID != "c" {
+		t.Errorf("dedupe kept %+v", got)
+	}
+}
+
+// verifies the token budget keeps the best hits that fit, and always the first.
+func TestTrimToBudget(t *testing.T) {
+	mk := func(n int) Hit { return Hit{Chunk: library.Chunk{Text: strings.Repeat("x", n)}} }
+	hits := []Hit{mk(400), mk(400), mk(400)} // 100 tokens each
+	if got := TrimToBudget(hits, 250); len(got) != 2 {
+		t.Errorf("budget 250: %d hits, want 2", len(got))
+	}
+	if got := TrimToBudget(hits, 10); len(got) != 1 {
+		t.Errorf("budget 10: %d hits, want the first only", len(got))
+	}
+	if got := TrimToBudget(hits, 0); len(got) != 3 {
+		t.Errorf("no budget: %d hits", len(got))
+	}
+	r := &Retriever{Lexical: fakeList{{Seq: 1, Score: 3}, {Seq: 2, Score: 2}}, Store: mapStore{1: {Seq: 1, Text: strings.Repeat("a ", 200)}, 2: {Seq: 2, Text: "b"}}}
+	if got, _ := r.Search(context.Background(), "q", Options{TokenBudget: 50}); len(got) != 1 {
+		t.Errorf("search with a budget: %d hits", len(got))
+	}
+}
