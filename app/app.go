@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/engine"
@@ -42,6 +43,17 @@ type App struct {
 	cancel context.CancelFunc
 	// openDialog shows a native file picker; nil where there is none (browser).
 	openDialog func() ([]string, error)
+	// dirDialog shows a native folder picker starting at a folder; nil in the browser.
+	dirDialog func(start string) (string, error)
+
+	// base is the context start was given: the app's lifetime across library switches.
+	base context.Context
+	// gate is held shared by each browser call and exclusively while the library folder
+	// is switched (settings.go), so no call sees the engine half-replaced.
+	gate sync.RWMutex
+	// owned is an engine the app opened itself (after a switch), closed by stop; the
+	// engine given to New belongs to the caller.
+	owned *engine.Engine
 
 	mu   sync.Mutex
 	asks map[string]context.CancelFunc
@@ -61,6 +73,7 @@ func New(eng *engine.Engine, emit Emitter) *App {
 
 // start begins the app's lifetime: ingest workers, and finishing ingests a crash cut short.
 func (a *App) start(ctx context.Context) {
+	a.base = ctx
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	a.queue = make(chan string, 4096)
 	// Ingests cut short by a crash or quit are queued before anything new, so that they
@@ -75,7 +88,9 @@ func (a *App) start(ctx context.Context) {
 		go a.ingestWorker()
 	}
 	a.resumeWatches()
+	a.wg.Add(1)
 	go func() {
+		defer a.wg.Done()
 		// Compile the PDF engine now, not when the first document is dropped.
 		if _, err := ingest.Warmup(a.ctx); err != nil {
 			slog.Warn("warming up the PDF engine", "err", err)
@@ -86,15 +101,42 @@ func (a *App) start(ctx context.Context) {
 	}()
 }
 
-// stop cancels running work and waits for the ingest workers.
+// stop cancels running work, waits for it, and closes an engine the app opened itself.
 func (a *App) stop() {
+	a.halt()
+	if a.owned != nil {
+		if err := a.owned.Close(); err != nil {
+			slog.Warn("closing the library", "err", err)
+		}
+		a.owned = nil
+	}
+}
+
+// halt cancels running work and waits for the ingest workers, watches, answers and
+// downloads to end, so that the engine is no longer in use.
+func (a *App) halt() {
 	if a.cancel == nil {
 		return
 	}
 	a.cancel()
+	a.cancel = nil
 	close(a.queue)
 	a.wg.Wait()
 	a.stopWatches()
+	// Answers and downloads leave their maps as the last thing they do.
+	for range 200 {
+		a.mu.Lock()
+		n := len(a.asks)
+		a.mu.Unlock()
+		a.pulls.mu.Lock()
+		n += len(a.pulls.m)
+		a.pulls.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	slog.Warn("answers or downloads still running after the app stopped")
 }
 
 func (a *App) ingestWorker() {

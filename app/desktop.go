@@ -33,6 +33,13 @@ func RunDesktop(eng *engine.Engine, assets fs.FS) error {
 			},
 		})
 	}
+	a.dirDialog = func(start string) (string, error) {
+		return runtime.OpenDirectoryDialog(wctx, runtime.OpenDialogOptions{
+			Title:                "Library folder",
+			DefaultDirectory:     start,
+			CanCreateDirectories: true,
+		})
+	}
 	// The window opens at the size it was closed at (window.go).
 	winFile := windowFile()
 	win := loadWindow(winFile, windowState{Width: 1280, Height: 820}, 900, 560)

@@ -27,6 +27,8 @@ func (a *App) FilesHandler() http.Handler {
 			http.NotFound(w, r)
 			return
 		}
+		a.gate.RLock()
+		defer a.gate.RUnlock()
 		path, err := a.eng.DocumentFile(r.Context(), id)
 		if err != nil {
 			code := http.StatusInternalServerError
@@ -159,6 +161,11 @@ var errorType = reflect.TypeFor[error]()
 // serveCall calls the App method named in the path with a JSON array of arguments.
 func (a *App) serveCall(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("method")
+	// Switching the library takes the gate itself, exclusively.
+	if name != "SetLibraryFolder" {
+		a.gate.RLock()
+		defer a.gate.RUnlock()
+	}
 	m := reflect.ValueOf(a).MethodByName(name)
 	if !m.IsValid() {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no method " + name})
@@ -205,6 +212,8 @@ func (a *App) serveUpload(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "expected a multipart upload: " + err.Error()})
 		return
 	}
+	a.gate.RLock()
+	defer a.gate.RUnlock()
 	dir := a.eng.InboxDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})

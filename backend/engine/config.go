@@ -83,17 +83,16 @@ func LoadConfig(dir string) (Config, error) {
 	return c, nil
 }
 
-// DefaultDir is the library folder used when none is given: Carrel's folder in the
-// user's data directory.
+// DefaultDir is the library folder used when none is given: $CARREL_LIBRARY, else the
+// one chosen in the app ([RememberedDir]), else [StandardDir].
 func DefaultDir() string {
 	if d := os.Getenv("CARREL_LIBRARY"); d != "" {
 		return d
 	}
-	base, err := os.UserConfigDir()
-	if err != nil {
-		base = os.TempDir()
+	if d := RememberedDir(); d != "" {
+		return d
 	}
-	return filepath.Join(base, "Carrel", "library")
+	return StandardDir()
 }
 
 // Config returns the engine's effective configuration.
