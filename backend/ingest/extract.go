@@ -42,8 +42,9 @@ type extraction struct {
 
 // extractPDF reads the text of the pages of data with PDFium, spreading
 // the pages over as many free instances as the document is worth, and its
-// title, author and outline.
-func extractPDF(ctx context.Context, eng *engine, data []byte, password string, progress Progress) (*extraction, error) {
+// title, author and outline. only lists the 0-based pages to read, in
+// order; nil reads them all. progress counts the pages read of total.
+func extractPDF(ctx context.Context, eng *engine, data []byte, password string, only []int, progress Progress) (*extraction, error) {
 	first, err := eng.acquire(ctx)
 	if err != nil {
 		return nil, err
@@ -61,10 +62,19 @@ func extractPDF(ctx context.Context, eng *engine, data []byte, password string, 
 	res := &extraction{pages: make([]string, n)}
 	res.title, res.author, res.outline = pdfiumMeta(first, d.doc)
 	work := n
+	if only != nil {
+		kept := only[:0:0]
+		for _, i := range only {
+			if i >= 0 && i < n {
+				kept = append(kept, i)
+			}
+		}
+		only, work = kept, len(kept)
+	}
 
 	x := &extractor{
 		ctx: ctx, eng: eng, data: data, password: password,
-		pages: res.pages, work: work, total: n, progress: progress,
+		pages: res.pages, order: only, work: work, total: work, progress: progress,
 	}
 	// The first worker keeps the instance and document opened above.
 	x.wg.Add(1)
@@ -111,7 +121,8 @@ type extractor struct {
 	data     []byte
 	password string
 	pages    []string
-	work     int // pages 0..work-1 are extracted
+	order    []int // the pages to extract, or nil for all
+	work     int   // order[0..work-1] (or pages 0..work-1) are extracted
 	total    int // for progress
 	progress Progress
 	next     atomic.Int64
@@ -162,6 +173,9 @@ func (x *extractor) run(in pdfium.Pdfium, d *openedDoc) {
 		i := int(x.next.Add(1) - 1)
 		if i >= x.work {
 			return
+		}
+		if x.order != nil {
+			i = x.order[i]
 		}
 		text, err := pageText(in, d.doc, i)
 		if err != nil {

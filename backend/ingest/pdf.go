@@ -19,7 +19,7 @@ type structure struct {
 	title, author string
 	outline       []Heading
 	warnings      []string
-	respace       []int // pages whose words are spaced with Tc, see respace.go
+	ctx           *model.Context // pdfcpu's reading, for the text extractor
 }
 
 var pdfcpuOnce sync.Once
@@ -60,7 +60,7 @@ func readStructure(c context.Context, data []byte, password string) (st structur
 	}
 	st.pages = ctx.PageCount
 	st.outline = bookmarks(ctx)
-	st.respace = tcSpacedPages(ctx)
+	st.ctx = ctx
 	return st, nil
 }
 
@@ -141,24 +141,34 @@ func fixOutline(hs []Heading, pages int) []Heading {
 
 func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) error {
 	path := doc.Path
-	eng, err := sharedEngine()
-	if err != nil {
-		return err
+	// pdfcpu reads the structure; the text of the pages comes from our
+	// own extractor on pdfcpu's objects ([nativeText]), and PDFium reads
+	// only the pages it is not sure of, or all of them when pdfcpu cannot
+	// read the file (PDFium repairs more, as viewers do).
+	st, perr := readStructure(ctx, data, opts.Password)
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
-	// pdfcpu (structure) and PDFium (text) read the file at the same time;
-	// pdfcpu's verdict on encryption and damage is applied afterwards.
-	type structResult struct {
-		st  structure
-		err error
+	var native *nativeResult
+	if perr == nil {
+		native = nativeText(ctx, st.ctx, opts.Progress)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 	}
-	sc := make(chan structResult, 1)
-	go func() {
-		st, err := readStructure(ctx, data, opts.Password)
-		sc <- structResult{st, err}
-	}()
-	res, xerr := extractPDF(ctx, eng, data, opts.Password, opts.Progress)
-	sr := <-sc
-	st, perr := sr.st, sr.err
+	var res *extraction
+	var xerr error
+	if native == nil || len(native.fallback) > 0 {
+		eng, err := sharedEngine()
+		if err != nil {
+			return err
+		}
+		var only []int
+		if native != nil {
+			only = native.fallback
+		}
+		res, xerr = extractPDF(ctx, eng, data, opts.Password, only, opts.Progress)
+	}
 
 	switch {
 	case ctx.Err() != nil:
@@ -167,7 +177,7 @@ func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) erro
 		return newError(ErrEncrypted, path, "", errors.Join(perr, xerr))
 	case perr != nil && !hasEOF(data):
 		return newError(ErrCorrupt, path, "the file is truncated, perhaps an incomplete download", perr)
-	case errors.Is(xerr, errPDFiumOpen):
+	case errors.Is(xerr, errPDFiumOpen) && native == nil:
 		detail := corruptDetail(perr)
 		if perr == nil {
 			detail = "PDFium cannot parse it"
@@ -175,38 +185,52 @@ func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) erro
 		return newError(ErrCorrupt, path, detail, errors.Join(perr, xerr))
 	case errors.Is(xerr, errEngine):
 		return xerr
-	case xerr != nil:
+	case xerr != nil && native == nil:
 		// Not a clean refusal: PDFium trapped or panicked on this file.
 		return newError(ErrCorrupt, path, "reading it crashed the PDF engine", errors.Join(perr, xerr))
-	case perr == nil && st.pages > 0 && len(res.pages) == 0:
+	case xerr != nil:
+		// Our own reading stands for the pages PDFium was to read again.
+		st.warnings = append(st.warnings, "Some pages could not be read by PDFium ("+shortError(xerr)+"); their text may be incomplete.")
+		res = nil
+	case native == nil && perr == nil && st.pages > 0 && len(res.pages) == 0:
 		return newError(ErrCorrupt, path, "its page tree is broken", nil)
 	}
 
-	if perr != nil {
-		// pdfcpu is stricter than viewers; PDFium repairs what it can, as
-		// viewers do, so its reading stands, with a warning.
-		st = structure{
-			pages:   len(res.pages),
-			title:   res.title,
-			author:  res.author,
-			outline: res.outline,
-			warnings: []string{"The PDF's structure is damaged (" + corruptDetail(perr) +
-				"); its text was recovered, but some pages may be missing."},
-		}
-	} else if len(res.pages) != st.pages {
-		st.warnings = append(st.warnings, fmt.Sprintf("PDFium sees %d pages where pdfcpu sees %d; page numbers follow pdfcpu.", len(res.pages), st.pages))
-	}
-
-	if len(st.respace) > 0 {
-		if err := respace(ctx, eng, data, opts.Password, res.pages, st.respace); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
+	var texts []string
+	mayHaveImage := func(int) bool { return true }
+	if native != nil {
+		texts = native.texts
+		if res != nil {
+			for _, i := range native.fallback {
+				if i < len(res.pages) {
+					texts[i] = res.pages[i]
+				}
 			}
-			st.warnings = append(st.warnings, "Some pages' word spacing could not be repaired ("+shortError(err)+").")
+			st.warnings = append(st.warnings, res.warnings...)
+			respaceFallback(ctx, st.ctx, data, opts.Password, texts, native.fallback, &st)
 		}
+		mayHaveImage = func(i int) bool { return native.images[i] }
+	} else {
+		texts = res.pages
+		if perr != nil {
+			// pdfcpu is stricter than viewers; PDFium repairs what it can, as
+			// viewers do, so its reading stands, with a warning.
+			st = structure{
+				pages:   len(res.pages),
+				title:   res.title,
+				author:  res.author,
+				outline: res.outline,
+				warnings: []string{"The PDF's structure is damaged (" + corruptDetail(perr) +
+					"); its text was recovered, but some pages may be missing."},
+			}
+		} else if len(res.pages) != st.pages {
+			st.warnings = append(st.warnings, fmt.Sprintf("PDFium sees %d pages where pdfcpu sees %d; page numbers follow pdfcpu.", len(res.pages), st.pages))
+		}
+		st.warnings = append(st.warnings, res.warnings...)
 	}
 
-	ocr, err := ocrScanned(ctx, eng, data, opts.Password, res.pages[:min(len(res.pages), st.pages)], opts.OCR)
+	texts = texts[:min(len(texts), st.pages)]
+	ocr, err := ocrCandidates(ctx, data, opts.Password, texts, mayHaveImage, opts.OCR)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -217,8 +241,8 @@ func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) erro
 	doc.Pages = make([]Page, st.pages)
 	for i := range doc.Pages {
 		doc.Pages[i].Number = i + 1
-		if i < len(res.pages) {
-			doc.Pages[i].Text = res.pages[i]
+		if i < len(texts) {
+			doc.Pages[i].Text = texts[i]
 		}
 	}
 	for _, i := range ocr.pages {
@@ -226,8 +250,7 @@ func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) erro
 	}
 	dehyphenate(doc.Pages)
 	attachOCRLayouts(doc.Pages, ocr)
-	doc.Warnings = append(st.warnings, res.warnings...)
-	doc.Warnings = append(doc.Warnings, ocr.warnings...)
+	doc.Warnings = append(st.warnings, ocr.warnings...)
 	doc.Outline = fixOutline(st.outline, st.pages)
 	doc.Author = cleanLine(st.author)
 	doc.Title = chooseTitle(st.title, doc.Pages, path)

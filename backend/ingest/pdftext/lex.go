@@ -1,0 +1,328 @@
+package pdftext
+
+import (
+	"bytes"
+	"strconv"
+)
+
+// The content stream lexer. It reads the operands a text extractor needs
+// (numbers, names, strings, arrays of them) and skips the rest (dicts of
+// marked content, inline image data) without allocating per token where
+// it can.
+
+type kind uint8
+
+const (
+	kNone kind = iota
+	kNum
+	kName
+	kStr
+	kArr
+	kOp
+	kDict
+	kOther // true, false, null, stray delimiters
+)
+
+// operand is one content stream operand.
+type operand struct {
+	kind kind
+	num  float64
+	str  []byte    // string bytes, name without '/', operator
+	arr  []operand // array elements
+}
+
+type lexer struct {
+	b   []byte
+	pos int
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == 0
+}
+
+func isDelim(c byte) bool {
+	switch c {
+	case '(', ')', '<', '>', '[', ']', '{', '}', '/', '%':
+		return true
+	}
+	return false
+}
+
+func (l *lexer) skipSpace() {
+	for l.pos < len(l.b) {
+		c := l.b[l.pos]
+		if isSpace(c) {
+			l.pos++
+			continue
+		}
+		if c == '%' {
+			for l.pos < len(l.b) && l.b[l.pos] != '\n' && l.b[l.pos] != '\r' {
+				l.pos++
+			}
+			continue
+		}
+		return
+	}
+}
+
+// next returns the next token; ok is false at the end of the stream. depth
+// bounds nested arrays and dicts.
+func (l *lexer) next(depth int) (operand, bool) {
+	l.skipSpace()
+	if l.pos >= len(l.b) {
+		return operand{}, false
+	}
+	c := l.b[l.pos]
+	switch {
+	case c == '(':
+		return operand{kind: kStr, str: l.literal()}, true
+	case c == '<':
+		if l.pos+1 < len(l.b) && l.b[l.pos+1] == '<' {
+			l.pos += 2
+			l.skipDict(depth)
+			return operand{kind: kDict}, true
+		}
+		return operand{kind: kStr, str: l.hex()}, true
+	case c == '/':
+		l.pos++
+		s := l.pos
+		for l.pos < len(l.b) && !isSpace(l.b[l.pos]) && !isDelim(l.b[l.pos]) {
+			l.pos++
+		}
+		return operand{kind: kName, str: l.b[s:l.pos]}, true
+	case c == '[':
+		l.pos++
+		var arr []operand
+		for {
+			l.skipSpace()
+			if l.pos >= len(l.b) {
+				return operand{kind: kArr, arr: arr}, true
+			}
+			if l.b[l.pos] == ']' {
+				l.pos++
+				return operand{kind: kArr, arr: arr}, true
+			}
+			if depth > 32 {
+				l.pos++
+				continue
+			}
+			o, ok := l.next(depth + 1)
+			if !ok {
+				return operand{kind: kArr, arr: arr}, true
+			}
+			if o.kind == kOp { // a malformed array: keep the operator out of it
+				return operand{kind: kArr, arr: arr}, true
+			}
+			arr = append(arr, o)
+		}
+	case c == '+' || c == '-' || c == '.' || (c >= '0' && c <= '9'):
+		s := l.pos
+		l.pos++
+		for l.pos < len(l.b) {
+			d := l.b[l.pos]
+			if (d >= '0' && d <= '9') || d == '.' || d == '-' || d == '+' {
+				l.pos++
+				continue
+			}
+			break
+		}
+		return operand{kind: kNum, num: parseNum(l.b[s:l.pos])}, true
+	case isDelim(c):
+		l.pos++
+		return operand{kind: kOther}, true
+	}
+	s := l.pos
+	for l.pos < len(l.b) && !isSpace(l.b[l.pos]) && !isDelim(l.b[l.pos]) {
+		l.pos++
+	}
+	w := l.b[s:l.pos]
+	switch string(w) {
+	case "true", "false", "null":
+		return operand{kind: kOther}, true
+	}
+	return operand{kind: kOp, str: w}, true
+}
+
+// parseNum reads a PDF number leniently: "--5" and "1.2.3" occur in the
+// wild, and a reader takes what it can.
+func parseNum(b []byte) float64 {
+	// Fast path for small integers.
+	neg, i, n := false, 0, 0
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg, i = b[0] == '-', 1
+	}
+	if i < len(b) && len(b)-i <= 9 {
+		j := i
+		for ; j < len(b) && b[j] >= '0' && b[j] <= '9'; j++ {
+			n = n*10 + int(b[j]-'0')
+		}
+		if j == len(b) {
+			if neg {
+				return -float64(n)
+			}
+			return float64(n)
+		}
+	}
+	if f, err := strconv.ParseFloat(string(b), 64); err == nil {
+		return f
+	}
+	// Trim to the longest prefix that parses.
+	for k := len(b) - 1; k > 0; k-- {
+		if f, err := strconv.ParseFloat(string(b[:k]), 64); err == nil {
+			return f
+		}
+	}
+	return 0
+}
+
+func (l *lexer) skipDict(depth int) {
+	for l.pos < len(l.b) {
+		l.skipSpace()
+		if l.pos+1 < len(l.b) && l.b[l.pos] == '>' && l.b[l.pos+1] == '>' {
+			l.pos += 2
+			return
+		}
+		if l.pos >= len(l.b) {
+			return
+		}
+		if depth > 32 {
+			l.pos++
+			continue
+		}
+		if _, ok := l.next(depth + 1); !ok {
+			return
+		}
+	}
+}
+
+// literal reads a (string) with its escapes, the lexer at its '('.
+func (l *lexer) literal() []byte {
+	l.pos++
+	// Most strings have no escapes and no nested parentheses: return a
+	// slice of the stream.
+	for i := l.pos; i < len(l.b); i++ {
+		c := l.b[i]
+		if c == '\\' || c == '(' || c == '\r' {
+			break
+		}
+		if c == ')' {
+			s := l.b[l.pos:i]
+			l.pos = i + 1
+			return s
+		}
+	}
+	var out []byte
+	nest := 1
+	for l.pos < len(l.b) {
+		c := l.b[l.pos]
+		l.pos++
+		switch c {
+		case '(':
+			nest++
+		case ')':
+			nest--
+			if nest == 0 {
+				return out
+			}
+		case '\r':
+			if l.pos < len(l.b) && l.b[l.pos] == '\n' {
+				l.pos++
+			}
+			c = '\n'
+		case '\\':
+			if l.pos >= len(l.b) {
+				return out
+			}
+			e := l.b[l.pos]
+			l.pos++
+			switch e {
+			case 'n':
+				c = '\n'
+			case 'r':
+				c = '\r'
+			case 't':
+				c = '\t'
+			case 'b':
+				c = '\b'
+			case 'f':
+				c = '\f'
+			case '\r':
+				if l.pos < len(l.b) && l.b[l.pos] == '\n' {
+					l.pos++
+				}
+				continue
+			case '\n':
+				continue
+			default:
+				if e >= '0' && e <= '7' {
+					v := int(e - '0')
+					for k := 0; k < 2 && l.pos < len(l.b) && l.b[l.pos] >= '0' && l.b[l.pos] <= '7'; k++ {
+						v = v*8 + int(l.b[l.pos]-'0')
+						l.pos++
+					}
+					c = byte(v)
+				} else {
+					c = e
+				}
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// hex reads a <hex string>, the lexer at its '<'.
+func (l *lexer) hex() []byte {
+	l.pos++
+	var out []byte
+	hi, half := byte(0), false
+	for l.pos < len(l.b) {
+		c := l.b[l.pos]
+		l.pos++
+		var v byte
+		switch {
+		case c == '>':
+			if half {
+				out = append(out, hi<<4)
+			}
+			return out
+		case c >= '0' && c <= '9':
+			v = c - '0'
+		case c >= 'a' && c <= 'f':
+			v = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			v = c - 'A' + 10
+		default:
+			continue
+		}
+		if half {
+			out = append(out, hi<<4|v)
+		} else {
+			hi = v
+		}
+		half = !half
+	}
+	return out
+}
+
+// skipInlineImage moves past an inline image's data, the lexer just after
+// its ID operator: to an "EI" standing alone between white space.
+func (l *lexer) skipInlineImage() {
+	if l.pos < len(l.b) && isSpace(l.b[l.pos]) {
+		l.pos++
+	}
+	for {
+		i := bytes.Index(l.b[l.pos:], []byte("EI"))
+		if i < 0 {
+			l.pos = len(l.b)
+			return
+		}
+		at := l.pos + i
+		l.pos = at + 2
+		before := at == 0 || isSpace(l.b[at-1])
+		after := l.pos >= len(l.b) || isSpace(l.b[l.pos]) || isDelim(l.b[l.pos])
+		if before && after {
+			return
+		}
+	}
+}
