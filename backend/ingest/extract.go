@@ -123,7 +123,7 @@ type extractor struct {
 	pages    []string
 	order    []int // the pages to extract, or nil for all
 	work     int   // order[0..work-1] (or pages 0..work-1) are extracted
-	total    int // for progress
+	total    int   // for progress
 	progress Progress
 	next     atomic.Int64
 	wg       sync.WaitGroup
