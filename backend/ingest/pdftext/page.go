@@ -158,12 +158,18 @@ func (d *Doc) page(i int, fonts map[types.Object]*font) (p Page) {
 		}
 	}()
 	ref := d.pages[i]
-	in := &interp{x: d.x, fonts: fonts, page: &p}
-	in.gs.ctm = identity
 	content, err := d.x.contents(ref.dict["Contents"])
+	p = d.interpret(ref, content, fonts)
 	if err != nil {
 		p.Err = err
 	}
+	return p
+}
+
+// interpret runs content as the content of page ref.
+func (d *Doc) interpret(ref pageRef, content []byte, fonts map[types.Object]*font) (p Page) {
+	in := &interp{x: d.x, fonts: fonts, page: &p}
+	in.gs.ctm = identity
 	in.run(content, ref.res, 0)
 	if in.budget < 0 {
 		p.Err = errors.New("the page's content is too large")
