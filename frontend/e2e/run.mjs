@@ -2,7 +2,7 @@
 //
 //   CARREL_BIN   the carrel binary (default ../build/bin/carrel, relative to frontend/)
 //   CHROMIUM     the browser (default /usr/bin/chromium)
-//   E2E_ONLY     run only the named flow (full | no-model | pull | security | feel | sessions)
+//   E2E_ONLY     run only the named flow (full | no-model | pull | security | feel | sessions | ocr)
 //
 // Screenshots go to frontend/test-results/. Ends with "N passed, N failed".
 
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { assert, carrelBin, cleanup, closedPort, frontendDir, tempDir, openBrowser, pdfcpuTestdata, resultsDir, screenshot, startCarrel, startEmptyOllama, startOllama } from './harness.mjs';
 import { feelFlow, fullFlow, noModelFlow, pullFlow, securityFlow, sessionsFlow } from './flows.mjs';
 import { badInputFlow } from './bad-input.mjs';
+import { ocrFlow } from './ocr.mjs';
 
 const QUESTION = 'What happens on a delicious evening by the pond, when the bullfrogs trump?';
 
@@ -123,6 +124,19 @@ const tests = [
           (page) => sessionsFlow({ page, url: carrel.url, files: [join(fixtures, 'physics.md'), join(fixtures, 'hostile.txt')] }),
           carrel,
         );
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'ocr',
+    title: 'a scanned PDF is read by OCR; its citation highlights the words on the scanned page (also turned by /Rotate, and zoomed)',
+    async run(ctx) {
+      const port = await closedPort();
+      const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
+      try {
+        return await ctx.inBrowser((page) => ocrFlow({ page, url: carrel.url }), carrel);
       } finally {
         await carrel.stop();
       }

@@ -148,6 +148,7 @@ describe('Wails transport', () => {
       SetCloudSettings: vi.fn().mockImplementation(async (s) => s),
       SetAPIKey: vi.fn().mockRejectedValue('no keyring here: set OPENAI_API_KEY instead'),
       DeleteAPIKey: vi.fn().mockResolvedValue({ provider: 'openai' }),
+      PageWords: vi.fn().mockResolvedValue({ ocr: true, width: 612, height: 792, words: [] }),
       Meter: vi.fn().mockResolvedValue({ total_usd: 0.42, answers: '3', budget_usd: 1, budget_used: 0.42, provider: 'openai' }),
       WatchFolder: vi.fn().mockResolvedValue({ dir: '/w', active: true, error: '' }),
       UnwatchFolder: vi.fn().mockResolvedValue(null),

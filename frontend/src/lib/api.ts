@@ -10,6 +10,7 @@
 import * as parse from './normalize';
 import type { AddResult, CloudSettings, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status, WatchedFolder, WatchSynced } from './types';
 import { EVENT_NAMES } from './types';
+import { parsePageWords, type PageWords } from './ocr-rects';
 
 /** The bound Go methods, typed by hand from docs/bridge.md (no generated wailsjs). */
 interface WailsApp {
@@ -40,6 +41,7 @@ interface WailsApp {
   SetCloudSettings(settings: unknown): Promise<unknown>;
   SetAPIKey(provider: string, key: string): Promise<unknown>;
   DeleteAPIKey(provider: string): Promise<unknown>;
+  PageWords(docID: string, page: number): Promise<unknown>;
 }
 
 /** The part of the Wails v2.9 JS runtime we use (wrapper/runtime.d.ts). */
@@ -162,6 +164,9 @@ export async function listWatched(): Promise<WatchedFolder[]> {
 export async function removeDocument(docID: string): Promise<void> {
   await call('RemoveDocument', docID);
 }
+
+/** Where the words of a scanned (OCR'd) page are; no words on pages with a text layer. */
+export const pageWords = async (docID: string, page: number): Promise<PageWords> => parsePageWords(await call('PageWords', docID, page));
 
 export async function search(query: string, k: number, docIDs: string[] = []): Promise<Hit[]> {
   const v = await call('Search', query, k, docIDs);

@@ -102,6 +102,8 @@ export function citation(v: unknown, i = 0): Citation {
     doc_path: str(o.doc_path),
     page: num(o.page),
     text: str(o.text),
+    // A passage crossing a page break ends on a later page: the viewer follows it there.
+    ...(num(o.page_end) > num(o.page) ? { page_end: num(o.page_end) } : {}),
   };
 }
 
