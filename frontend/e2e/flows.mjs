@@ -1,6 +1,6 @@
 // Browser flows against the real backend. Each takes a started backend and a page.
 
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { assert, screenshot } from './harness.mjs';
 
@@ -198,9 +198,9 @@ export async function noModelFlow({ page, url, pdf, question }) {
   const markers = await answer.locator('[data-testid=answer-body] button.cite').count();
   assert(markers > 0, 'the passages carry citation markers');
   await screenshot(page, 'no-model-1-answer');
-  // No-model answers carry no claims (backend/chat/answer.go), so no strong span here:
-  // the highlighted text must still be the passage's.
-  const viewer = await openCitationAndCheckViewer(page, answer, 'no-model-2');
+  // A no-model answer's claims are its quoted passages: the marker highlights the quoted
+  // text strongly, inside the passage.
+  const viewer = await openCitationAndCheckViewer(page, answer, 'no-model-2', undefined, { strong: true });
   return { note, markers, ...viewer };
 }
 
@@ -540,4 +540,265 @@ export async function sessionsFlow({ page, url, files }) {
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=session]').length === 1);
   assert((await page.locator('[data-testid=session]').first().getAttribute('aria-current')) === 'true', 'and is marked open');
   return { bytes: md.length };
+}
+
+/** The stats view: empty at first, then the questions asked, per day, with latency bars. */
+export async function statsFlow({ page, url, files }) {
+  await page.goto(url);
+  await page.locator('[data-testid=mode-badge]').waitFor({ timeout: 30_000 });
+  // Ctrl+I opens it; with no answers it says so.
+  await page.keyboard.press('Control+i');
+  await page.locator('[data-testid=stats]').waitFor();
+  await page.locator('[data-testid=stats-empty]').waitFor({ timeout: 10_000 });
+  await screenshot(page, 'stats-1-empty');
+  await page.keyboard.press('Escape');
+  await page.locator('[data-testid=stats]').waitFor({ state: 'hidden' });
+
+  await page.setInputFiles('[data-testid=file-input]', files);
+  await page.waitForFunction(
+    (n) => [...document.querySelectorAll('[data-testid=document]')].filter((d) => d.dataset.status === 'ready').length === n,
+    files.length,
+    { timeout: READY_TIMEOUT, polling: 250 },
+  );
+  const questions = ['quokka energy relation', 'quokka sum for every count', 'what is the quokka price'];
+  for (const q of questions) {
+    const a = await ask(page, q);
+    assert((await waitAnswerFinished(page, a)) === 'done', `answer to ${q}`);
+  }
+
+  // The header button opens it; the counts are the questions just asked, all today.
+  await page.click('[data-testid=stats-button]');
+  await page.locator('[data-testid=stats]').waitFor();
+  await page.waitForFunction((n) => document.querySelector('[data-testid=stat-questions]')?.textContent?.trim() === String(n), questions.length, { timeout: 10_000 });
+  const today = await page.evaluate(() => {
+    const d = new Date();
+    const p = (n) => String(n).padStart(2, '0');
+    return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
+  });
+  const bars = await page.locator('[data-testid=day-bar]').evaluateAll((gs) => gs.map((g) => ({ day: g.dataset.day, q: Number(g.dataset.questions), hits: Number(g.dataset.hits) })));
+  assert(bars.length === 14, `14 days of bars (${bars.length})`);
+  const last = bars[bars.length - 1];
+  assert(last.day === today && last.q === questions.length, `today's bar counts the questions (${JSON.stringify(last)})`);
+  assert(bars.slice(0, -1).every((b) => b.q === 0), 'no answers on other days');
+  const barHeight = await page.locator(`[data-testid=day-bar][data-day="${today}"] rect.miss`).evaluate((r) => Number(r.getAttribute('height')));
+  assert(barHeight > 10, `today's bar is drawn (${barHeight})`);
+  const hits = (await page.textContent('[data-testid=stat-hits]'))?.trim() ?? '';
+  assert(/^\d+/.test(hits), `cache hits shown (${hits})`);
+  const latency = await page.locator('[data-testid=latency-bar]').evaluateAll((gs) => gs.map((g) => ({ row: g.dataset.row, kind: g.dataset.kind, p50: Number(g.dataset.p50) })));
+  const rows = new Set(latency.map((l) => l.row));
+  assert(rows.has('retrieval') && rows.has('total'), `latency bars for retrieval and whole answers (${JSON.stringify(latency)})`);
+  assert(latency.every((l) => l.p50 >= 0), 'latencies are durations');
+  const label = (await page.getAttribute('[data-testid=chart-days]', 'aria-label')) ?? '';
+  assert(label.includes(`${questions.length} answers`), `the chart describes itself (${label})`);
+  await screenshot(page, 'stats-2-answers');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.waitForTimeout(200);
+  await screenshot(page, 'stats-3-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  // Open, it follows new answers.
+  await page.keyboard.press('Escape');
+  const a = await ask(page, 'quokka code');
+  assert((await waitAnswerFinished(page, a)) === 'done', 'fourth answer');
+  await page.keyboard.press('Control+i');
+  await page.waitForFunction((n) => document.querySelector('[data-testid=stat-questions]')?.textContent?.trim() === String(n), questions.length + 1, { timeout: 10_000 });
+  return { questions: questions.length + 1, latency: latency.length, hits };
+}
+
+/**
+ * Next/previous citation: ] and [ (and Alt+↓/↑ from the question box) walk the answer's
+ * inline markers in order; each highlights its sentence in the chat and opens its source
+ * with the passage highlighted.
+ */
+export async function citeStepFlow({ page, url, pdf, question }) {
+  await page.goto(url);
+  await page.locator('[data-testid=mode-badge]').waitFor({ timeout: 30_000 });
+  await uploadAndWaitReady(page, pdf);
+  const answer = await ask(page, question);
+  assert((await waitAnswerFinished(page, answer)) === 'done', 'answer finished');
+  const markers = await answer.locator('[data-testid=answer-body] button.cite').evaluateAll((bs) => bs.map((b) => b.dataset.cite));
+  assert(markers.length >= 2, `the answer has inline markers (${JSON.stringify(markers)})`);
+  const bodyText = squash(await answer.locator('[data-testid=answer-body]').textContent());
+
+  const claimNow = () =>
+    page.evaluate(() => {
+      const h = CSS.highlights.get('carrel-claim');
+      const ranges = h ? [...h] : [];
+      const current = document.querySelector('[data-testid=answer-body] button.cite.current-cite');
+      const all = [...document.querySelectorAll('[data-testid=answer-body] button.cite')];
+      return {
+        text: ranges.map((r) => r.toString()).join(' '),
+        index: all.indexOf(current),
+        announce: document.querySelector('[data-testid=claim-announce]')?.textContent?.trim() ?? '',
+      };
+    });
+  const viewerNow = async () => {
+    await page.locator('[data-testid=viewer-page] [data-testid=passage-highlight]').first().waitFor({ timeout: 60_000 });
+    return {
+      strong: (await page.locator('[data-testid=viewer-page] [data-strong=true]').allTextContents()).join(' '),
+      all: (await page.locator('[data-testid=viewer-page] [data-testid=passage-highlight]').allTextContents()).join(' '),
+    };
+  };
+
+  // ] from the chat: the first marker.
+  await page.locator('[data-testid=chat]').click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press(']');
+  await page.waitForFunction(() => document.querySelector('[data-testid=answer-body] button.cite.current-cite'));
+  const first = await claimNow();
+  assert(first.index === 0, `] marks the first marker (${first.index})`);
+  assert(squash(first.text).length > 15, `the cited sentence is highlighted in the chat (${JSON.stringify(first.text)})`);
+  assert(bodyText.includes(squash(first.text)), `the highlight is the answer's own text (${JSON.stringify(first.text)})`);
+  assert(first.announce.startsWith(`Citation 1 of ${markers.length}`), `screen readers hear it (${first.announce})`);
+  const v1 = await viewerNow();
+  assert(squash(v1.all).length > 10, 'the source opens with its passage highlighted');
+  // A no-model answer quotes its passages: the sentence highlighted in the viewer is the
+  // quoted text highlighted in the chat.
+  const strong1 = squash(v1.strong);
+  assert(strong1.length > 10 && (squash(first.text).includes(strong1.slice(0, 40)) || strong1.includes(squash(first.text).slice(0, 40))),
+    `the viewer's strong highlight is the cited sentence (chat ${JSON.stringify(first.text.slice(0, 80))}, viewer ${JSON.stringify(v1.strong.slice(0, 80))})`);
+  await screenshot(page, 'cite-1-first');
+
+  // ] again: the next marker, in order.
+  await page.keyboard.press(']');
+  await page.waitForFunction(() => {
+    const all = [...document.querySelectorAll('[data-testid=answer-body] button.cite')];
+    return all.indexOf(document.querySelector('button.cite.current-cite')) === 1;
+  });
+  const second = await claimNow();
+  assert(second.announce.startsWith(`Citation 2 of ${markers.length}`), `second marker (${second.announce})`);
+  assert(bodyText.includes(squash(second.text)) && squash(second.text).length > 15, `second sentence highlighted (${JSON.stringify(second.text)})`);
+  await viewerNow();
+  await screenshot(page, 'cite-2-second');
+
+  // Alt+↑ from the question box goes back; [ before the first wraps to the last.
+  await page.click('[data-testid=ask-input]');
+  await page.keyboard.press('Alt+ArrowUp');
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=answer-body] button.cite')].indexOf(document.querySelector('button.cite.current-cite')) === 0);
+  assert((await claimNow()).text === first.text, 'back to the first sentence');
+  await page.locator('[data-testid=chat]').click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press('[');
+  await page.waitForFunction((n) => [...document.querySelectorAll('[data-testid=answer-body] button.cite')].indexOf(document.querySelector('button.cite.current-cite')) === n - 1, markers.length);
+
+  // A click on a marker marks its sentence too.
+  await answer.locator('[data-testid=answer-body] button.cite').nth(1).click();
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=answer-body] button.cite')].indexOf(document.querySelector('button.cite.current-cite')) === 1);
+  assert((await claimNow()).text === second.text, 'a click marks the same sentence as the shortcut');
+  return { markers: markers.length, first: first.text.slice(0, 60), second: second.text.slice(0, 60) };
+}
+
+/** Settings: chunk sizes per document type, and switching the library folder. */
+export async function settingsFlow({ page, url, files, library, config, scratch }) {
+  await page.goto(url);
+  await page.locator('[data-testid=mode-badge]').waitFor({ timeout: 30_000 });
+  await page.setInputFiles('[data-testid=file-input]', files);
+  await page.waitForFunction(
+    (n) => [...document.querySelectorAll('[data-testid=document]')].filter((d) => d.dataset.status === 'ready').length === n,
+    files.length,
+    { timeout: READY_TIMEOUT, polling: 250 },
+  );
+  await page.keyboard.press('Control+,');
+  await page.locator('[data-testid=settings]').waitFor();
+
+  // ---- chunking ----
+  const section = page.locator('[data-testid=chunk-settings]');
+  await section.locator('[data-testid=chunk-field-target]').waitFor();
+  await section.scrollIntoViewIfNeeded();
+  const note = (await section.locator('[data-testid=chunk-note]').textContent()) ?? '';
+  assert(/added afterwards/.test(note), `the note says when sizes apply (${note})`);
+  const fields = await section.locator('input[type=number]').evaluateAll((is) => is.map((i) => i.dataset.testid));
+  for (const f of ['target', 'min', 'max', 'overlap']) assert(fields.includes(`chunk-field-${f}`), `a field for ${f} (${fields})`);
+  await page.selectOption('[data-testid=chunk-type]', 'paper');
+  const defTarget = await page.inputValue('[data-testid=chunk-field-target]');
+  // A smallest size above the target is marked at once, and nothing is saved.
+  await page.fill('[data-testid=chunk-field-min]', String(Number(defTarget) + 100));
+  const inline = (await section.locator('[data-testid=chunk-error-min]').textContent())?.trim() ?? '';
+  assert(/target/i.test(inline), `min above target is shown inline (${inline})`);
+  await page.fill('[data-testid=chunk-field-overlap]', '0.9');
+  assert(/0\.5/.test((await section.locator('[data-testid=chunk-error-overlap]').textContent()) ?? ''), 'overlap out of range shown inline');
+  await screenshot(page, 'settings-1-chunk-errors');
+  await page.click('[data-testid=chunk-reset]');
+  assert((await section.locator('[data-testid^=chunk-error-]').count()) === 0, 'reset clears the errors');
+  await page.fill('[data-testid=chunk-field-target]', '1500');
+  await page.fill('[data-testid=chunk-field-max]', '2100');
+  await page.click('[data-testid=chunk-save]');
+  await section.getByText('Saved.').waitFor();
+  const saved = JSON.parse(readFileSync(join(library, 'chunking.json'), 'utf8'));
+  assert(saved.paper?.target === 1500 && saved.paper?.max === 2100 && Object.keys(saved).length === 1, `chunking.json holds the change (${JSON.stringify(saved)})`);
+  await page.reload();
+  await page.locator('[data-testid=mode-badge]').waitFor({ timeout: 30_000 });
+  await page.keyboard.press('Control+,');
+  await page.selectOption('[data-testid=chunk-type]', 'paper');
+  assert((await page.inputValue('[data-testid=chunk-field-target]')) === '1500', 'the saved size is shown after a reload');
+  await page.click('[data-testid=chunk-reset]');
+  await page.click('[data-testid=chunk-save]');
+  await section.getByText('Saved.').waitFor();
+  assert(!existsSync(join(library, 'chunking.json')), 'all defaults remove chunking.json');
+
+  // ---- library folder ----
+  const folder = page.locator('[data-testid=library-folder]');
+  await folder.scrollIntoViewIfNeeded();
+  assert((await folder.locator('[data-testid=library-dir]').textContent())?.trim() === library, 'the library folder is shown');
+  const tryFolder = async (dir, mode) => {
+    await page.fill('[data-testid=library-target]', dir);
+    await page.check(`[data-testid=library-mode-${mode}]`);
+    await page.click('[data-testid=library-apply]');
+  };
+  // Errors are clear: not a full path; a folder with other things in it.
+  await tryFolder('Study/library', 'open');
+  await folder.locator('[data-testid=library-error]').getByText('not a full path').waitFor();
+  const busy = join(scratch, 'busy');
+  mkdirSync(busy, { recursive: true });
+  writeFileSync(join(busy, 'essay.txt'), 'not a library');
+  await tryFolder(busy, 'open');
+  await folder.locator('[data-testid=library-error]').getByText('not a Carrel library').waitFor();
+  await screenshot(page, 'settings-2-folder-error');
+
+  // Open a new, empty folder: a new library, remembered for the next start.
+  const fresh = join(scratch, 'fresh');
+  await tryFolder(fresh, 'open');
+  await page.waitForFunction((d) => document.querySelector('[data-testid=library-dir]')?.textContent?.trim() === d, fresh, { timeout: 30_000 });
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=document]').length === 0);
+  const remembered = JSON.parse(readFileSync(join(config, 'Carrel', 'library.json'), 'utf8'));
+  assert(remembered.dir === fresh, `the choice is remembered (${JSON.stringify(remembered)})`);
+  assert(existsSync(join(library, 'library.db')), 'the old library stays where it was');
+
+  // Back to the first library: its documents are there again; then move it.
+  await tryFolder(library, 'open');
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=document]').length === n, files.length, { timeout: 30_000 });
+  const moved = join(scratch, 'moved', 'carrel');
+  await tryFolder(moved, 'move');
+  await page.waitForFunction((d) => document.querySelector('[data-testid=library-dir]')?.textContent?.trim() === d, moved, { timeout: 30_000 });
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=document][data-status=ready]').length === n, files.length, { timeout: 30_000 });
+  assert(!existsSync(library), 'the moved library left its old folder');
+  await screenshot(page, 'settings-3-moved');
+  // The moved library answers, and its uploads open in the viewer.
+  await page.keyboard.press('Escape');
+  const a = await ask(page, 'quokka energy relation');
+  assert((await waitAnswerFinished(page, a)) === 'done', 'the moved library answers');
+  await a.locator('[data-testid=source]').first().click();
+  await page.locator('[data-testid=text-view] [data-testid=passage-highlight]').first().waitFor({ timeout: 15_000 });
+  return { fields: fields.length, moved };
+}
+
+/** First run with Ollama installed but stopped: Start Ollama starts it for real. */
+export async function startOllamaFlow({ page, url, chatModel }) {
+  await page.goto(url);
+  const badge = page.locator('[data-testid=mode-badge]');
+  await badge.waitFor({ timeout: 30_000 });
+  assert((await badge.getAttribute('data-mode')) === 'no-model', 'no Ollama running: no model');
+  await page.click('[data-testid=setup-models]');
+  await page.locator('[data-testid=ollama-state][data-reachable=false]').waitFor({ timeout: 15_000 });
+  const start = page.locator('[data-testid=start-ollama]');
+  await start.waitFor();
+  await screenshot(page, 'start-ollama-1-stopped');
+  await start.click();
+  await page.locator('[data-testid=ollama-state][data-reachable=true]').waitFor({ timeout: 60_000 });
+  const installed = page.locator(`[data-testid=installed-model][data-role=chat][data-name="${chatModel}"]`);
+  await installed.waitFor({ timeout: 15_000 });
+  await installed.locator('[data-testid=in-use]').waitFor();
+  const names = await page.locator('[data-testid=installed-model]').evaluateAll((ls) => ls.map((l) => l.dataset.name));
+  await page.waitForFunction(() => document.querySelector('[data-testid=mode-badge]')?.getAttribute('data-mode') !== 'no-model', null, { timeout: 30_000 });
+  const mode = await badge.getAttribute('data-mode');
+  await screenshot(page, 'start-ollama-2-running');
+  return { models: names, mode };
 }

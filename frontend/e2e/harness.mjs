@@ -133,19 +133,23 @@ export function carrelBin() {
   return bin;
 }
 
-/** `carrel --library DIR [model flags] serve --addr 127.0.0.1:0` → its URL. */
-export async function startCarrel({ ollamaHost, chatModel, embedModel }) {
+/**
+ * `carrel --library DIR [model flags] serve --addr 127.0.0.1:0` → its URL. Its user config
+ * folder is a temporary one (the app remembers things there: never the tester's own).
+ */
+export async function startCarrel({ ollamaHost, chatModel, embedModel, env = {} }) {
+  const config = tempDir('carrel-e2e-config-');
   const library = tempDir('carrel-e2e-lib-');
   const args = ['--library', library];
   if (chatModel) args.push('--chat-model', chatModel);
   if (embedModel) args.push('--embed-model', embedModel);
   args.push('serve', '--addr', '127.0.0.1:0');
   const p = await startJSONProcess('carrel serve', carrelBin(), args, {
-    env: { OLLAMA_HOST: ollamaHost },
+    env: { XDG_CONFIG_HOME: config, ...env, OLLAMA_HOST: ollamaHost },
     timeoutMs: 60_000,
   });
   if (!p.info.url) throw new Error(`carrel serve printed no url: ${JSON.stringify(p.info)}`);
-  return { ...p, url: p.info.url, library };
+  return { ...p, url: p.info.url, library, config };
 }
 
 /**

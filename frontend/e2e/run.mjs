@@ -6,10 +6,11 @@
 //
 // Screenshots go to frontend/test-results/. Ends with "N passed, N failed".
 
-import { rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assert, carrelBin, cleanup, closedPort, frontendDir, tempDir, openBrowser, pdfcpuTestdata, resultsDir, screenshot, startCarrel, startEmptyOllama, startOllama } from './harness.mjs';
-import { feelFlow, fullFlow, noModelFlow, pullFlow, securityFlow, sessionsFlow } from './flows.mjs';
+import { assert, carrelBin, cleanup, closedPort, frontendDir, repoDir, tempDir, openBrowser, pdfcpuTestdata, resultsDir, screenshot, startCarrel, startEmptyOllama, startJSONProcess, startOllama } from './harness.mjs';
+import { citeStepFlow, feelFlow, fullFlow, noModelFlow, pullFlow, securityFlow, sessionsFlow, settingsFlow, startOllamaFlow, statsFlow } from './flows.mjs';
 import { badInputFlow } from './bad-input.mjs';
 import { ocrFlow } from './ocr.mjs';
 
@@ -139,6 +140,85 @@ const tests = [
         return await ctx.inBrowser((page) => ocrFlow({ page, url: carrel.url }), carrel);
       } finally {
         await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'stats',
+    title: 'the stats view: empty state, then answers per day, cache and latency after asking (Ctrl+I and the header button)',
+    async run(ctx) {
+      const port = await closedPort();
+      const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
+      const fixtures = join(frontendDir, 'e2e', 'fixtures');
+      try {
+        return await ctx.inBrowser((page) => statsFlow({ page, url: carrel.url, files: [join(fixtures, 'physics.md')] }), carrel);
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'cite-step',
+    title: 'next/previous citation walks the markers in order, highlighting the sentence in the chat and the passage in the viewer',
+    async run(ctx) {
+      const port = await closedPort();
+      const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
+      try {
+        return await ctx.inBrowser((page) => citeStepFlow({ page, url: carrel.url, pdf: ctx.pdf, question: QUESTION }), carrel);
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'settings',
+    title: 'chunk sizes per document type (inline errors, saved, reset) and the library folder (errors, open, remembered, move)',
+    async run(ctx) {
+      const port = await closedPort();
+      const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
+      const fixtures = join(frontendDir, 'e2e', 'fixtures');
+      try {
+        return await ctx.inBrowser(
+          (page) =>
+            settingsFlow({
+              page,
+              url: carrel.url,
+              files: [join(fixtures, 'physics.md')],
+              library: carrel.library,
+              config: carrel.config,
+              scratch: tempDir('carrel-e2e-folders-'),
+            }),
+          carrel,
+        );
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'start-ollama',
+    title: 'Ollama installed but stopped: Start Ollama in the models panel starts it, and its models are listed and used',
+    async run(ctx) {
+      // Models made by the test Ollama (kept in a folder of ours), then that server stopped.
+      const dir = tempDir('carrel-e2e-ollama-');
+      const made = await startJSONProcess('testollama -dir', 'go', ['run', './internal/testollama/cmd/testollama', '-dir', dir], { timeoutMs: 15 * 60_000 });
+      await made.stop();
+      // The same Ollama binary, installed as `ollama` on the PATH Carrel sees.
+      const real = execFileSync('go', ['run', './internal/testollama/cmd/testollama', '-binary'], { cwd: repoDir, encoding: 'utf8' }).trim();
+      const bin = join(dir, 'bin');
+      mkdirSync(bin);
+      symlinkSync(real, join(bin, 'ollama'));
+      const port = await closedPort();
+      const carrel = await startCarrel({
+        ollamaHost: `http://127.0.0.1:${port}`,
+        chatModel: made.info.chat_model,
+        embedModel: made.info.embed_model,
+        env: { PATH: `${bin}:${process.env.PATH}`, OLLAMA_MODELS: join(dir, 'models'), HOME: join(dir, 'home') },
+      });
+      try {
+        return await ctx.inBrowser((page) => startOllamaFlow({ page, url: carrel.url, chatModel: made.info.chat_model }), carrel);
+      } finally {
+        await carrel.stop(); // its process group: the Ollama it started too
       }
     },
   },

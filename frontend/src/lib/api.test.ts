@@ -153,6 +153,12 @@ describe('Wails transport', () => {
       WatchFolder: vi.fn().mockResolvedValue({ dir: '/w', active: true, error: '' }),
       UnwatchFolder: vi.fn().mockResolvedValue(null),
       ListWatched: vi.fn().mockResolvedValue([{ dir: '/w', active: 'yes' }, { dir: 7 }]),
+      Stats: vi.fn().mockResolvedValue({ total: { questions: 2, cache_hits: 1, retrieval: null }, days: null }),
+      ChunkSettings: vi.fn().mockResolvedValue({ doc_types: ['paper', 3], profiles: { paper: { target: 1200, overlap: 0.15, name: 'x' } }, defaults: null, fields: [{ name: 'target', integer: true, min: 1, max: 9 }, {}] }),
+      SetChunkSettings: vi.fn().mockRejectedValue('paper.min: must be at most the target (1200)'),
+      LibraryFolderInfo: vi.fn().mockResolvedValue({ dir: '/lib', documents: 2, can_choose: true }),
+      ChooseLibraryFolder: vi.fn().mockResolvedValue(null),
+      SetLibraryFolder: vi.fn().mockResolvedValue({ dir: '/new', remembered: true }),
     };
     let drop: ((x: number, y: number, paths: string[]) => void) | null = null;
     window.go = { app: { App } };
@@ -213,6 +219,27 @@ describe('Wails transport', () => {
     await expect(api.setAPIKey('openai', 'sk-x')).rejects.toThrow(/OPENAI_API_KEY/);
     const m = await api.getMeter();
     expect(m).toMatchObject({ total_usd: 0.42, answers: 3, budget_used: 0.42, provider: 'openai', warning: '', prompt_tokens: 0 });
+  });
+
+  it('reads stats, chunk settings and the library folder into complete values', async () => {
+    const w = installWails();
+    const st = await api.getStats();
+    expect(st.days).toEqual([]);
+    expect(st.total).toMatchObject({ questions: 2, cache_hits: 1, cache_misses: 0, retrieval: { n: 0, p50_ms: 0 } });
+    const cs = await api.getChunkSettings();
+    expect(cs).toEqual({
+      doc_types: ['paper'],
+      profiles: { paper: { target: 1200, overlap: 0.15 } },
+      defaults: {},
+      fields: [{ name: 'target', integer: true, min: 1, max: 9 }],
+      error: '',
+    });
+    await expect(api.setChunkSettings({ paper: { min: 2000 } })).rejects.toThrow('paper.min: must be at most');
+    expect(w.App.SetChunkSettings).toHaveBeenCalledWith({ paper: { min: 2000 } });
+    await expect(api.getLibraryFolder()).resolves.toEqual({ dir: '/lib', standard: '', remembered: false, documents: 2, can_choose: true });
+    await expect(api.chooseLibraryFolder()).resolves.toBe('');
+    await expect(api.setLibraryFolder('/new', true)).resolves.toMatchObject({ dir: '/new', remembered: true });
+    expect(w.App.SetLibraryFolder).toHaveBeenCalledWith('/new', true);
   });
 
   it('carries the rejection message, string or formatted object', async () => {

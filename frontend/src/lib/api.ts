@@ -8,7 +8,7 @@
 // Every value coming back is normalised (./normalize) so the UI can trust its shape.
 
 import * as parse from './normalize';
-import type { AddResult, CloudSettings, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status, WatchedFolder, WatchSynced } from './types';
+import type { AddResult, ChunkSettings, LibraryFolder, Stats, CloudSettings, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status, WatchedFolder, WatchSynced } from './types';
 import { EVENT_NAMES } from './types';
 import { parsePageWords, type PageWords } from './ocr-rects';
 
@@ -42,6 +42,12 @@ interface WailsApp {
   SetAPIKey(provider: string, key: string): Promise<unknown>;
   DeleteAPIKey(provider: string): Promise<unknown>;
   PageWords(docID: string, page: number): Promise<unknown>;
+  Stats(): Promise<unknown>;
+  ChunkSettings(): Promise<unknown>;
+  SetChunkSettings(profiles: Record<string, Record<string, number>>): Promise<unknown>;
+  LibraryFolderInfo(): Promise<unknown>;
+  ChooseLibraryFolder(): Promise<unknown>;
+  SetLibraryFolder(dir: string, move: boolean): Promise<unknown>;
 }
 
 /** The part of the Wails v2.9 JS runtime we use (wrapper/runtime.d.ts). */
@@ -226,6 +232,32 @@ export const setAPIKey = async (provider: string, key: string): Promise<CloudSet
 
 export const deleteAPIKey = async (provider: string): Promise<CloudSettings> => parse.cloudSettings(await call('DeleteAPIKey', provider));
 
+/** Every answer's metrics, in total and per day (newest first), for the stats view. */
+export const getStats = async (): Promise<Stats> => parse.stats(await call('Stats'));
+
+/** Chunk sizes per document type, in force and by default. */
+export const getChunkSettings = async (): Promise<ChunkSettings> => parse.chunkSettings(await call('ChunkSettings'));
+
+/**
+ * Saves chunk sizes (documents added afterwards use them). A refused value rejects with
+ * one "type.field: reason" line per problem (see chunkErrors).
+ */
+export const setChunkSettings = async (profiles: Record<string, Record<string, number>>): Promise<ChunkSettings> =>
+  parse.chunkSettings(await call('SetChunkSettings', profiles));
+
+/** Where the library lives. */
+export const getLibraryFolder = async (): Promise<LibraryFolder> => parse.libraryFolder(await call('LibraryFolderInfo'));
+
+/** Desktop only: the system's folder dialog; '' when cancelled. */
+export async function chooseLibraryFolder(): Promise<string> {
+  const v = await call('ChooseLibraryFolder');
+  return typeof v === 'string' ? v : '';
+}
+
+/** Moves this library into dir (move) or opens the library in dir (a new one if empty). */
+export const setLibraryFolder = async (dir: string, move: boolean): Promise<LibraryFolder> =>
+  parse.libraryFolder(await call('SetLibraryFolder', dir, move));
+
 export async function cancel(askID: string): Promise<void> {
   await call('Cancel', askID);
 }
@@ -279,6 +311,7 @@ const parsers: { [K in EventName]: (v: unknown) => EventMap[K] } = {
   'model:pull': parse.pullEvent,
   'session:changed': parse.sessionEvent,
   'meter:changed': parse.meter,
+  'library:switched': parse.libraryFolder,
   'watch:synced': (v: unknown): WatchSynced => {
     const o = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
     const strs = (x: unknown) => (Array.isArray(x) ? x.filter((s): s is string => typeof s === 'string') : []);

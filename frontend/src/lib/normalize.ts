@@ -27,6 +27,14 @@ import type {
   Price,
   Status,
   Usage,
+  Claim,
+  ClaimSpan,
+  Latency,
+  StatsPeriod,
+  Stats,
+  ChunkSettings,
+  ChunkField,
+  LibraryFolder,
 } from './types';
 
 type Obj = Record<string, unknown>;
@@ -162,7 +170,24 @@ export function answerDone(v: unknown): AnswerDone {
     note: str(o.note),
     session_id: str(o.session_id),
     warning: str(o.warning),
+    claims: claims(o.claims),
   };
+}
+
+/** Each sentence of an answer with its supporting spans (see lib/claims.ts); bad entries dropped. */
+export function claims(v: unknown): Claim[] {
+  return arr(v)
+    .map((c) => {
+      const o = obj(c);
+      const spans: ClaimSpan[] = arr(o.spans)
+        .map((sp) => {
+          const x = obj(sp);
+          return { n: num(x.n), start: num(x.start), end: num(x.end), quote: str(x.quote) };
+        })
+        .filter((sp) => sp.n > 0 && sp.end >= sp.start);
+      return { start: num(o.start), end: num(o.end), supported: o.supported === true, spans };
+    })
+    .filter((c) => c.end > c.start);
 }
 
 export function answerError(v: unknown): AnswerError {
@@ -270,6 +295,7 @@ export function message(v: unknown): Message {
     cost_usd: num(o.cost_usd),
     created_at: str(o.created_at),
     citations: arr(o.citations).map(savedCitation),
+    claims: claims(o.claims),
   };
 }
 
@@ -325,4 +351,55 @@ export function cloudSettings(v: unknown): CloudSettings {
     builtin_prices: prices(o.builtin_prices),
     prices_as_of: str(o.prices_as_of),
   };
+}
+
+function latency(v: unknown): Latency {
+  const o = obj(v);
+  return { n: num(o.n), p50_ms: num(o.p50_ms), p95_ms: num(o.p95_ms), max_ms: num(o.max_ms) };
+}
+
+export function statsPeriod(v: unknown): StatsPeriod {
+  const o = obj(v);
+  return {
+    day: str(o.day),
+    questions: num(o.questions),
+    cache_hits: num(o.cache_hits),
+    cache_misses: num(o.cache_misses),
+    not_found: num(o.not_found),
+    no_model: num(o.no_model),
+    prompt_tokens: num(o.prompt_tokens),
+    completion_tokens: num(o.completion_tokens),
+    cost_usd: num(o.cost_usd),
+    saved_usd: num(o.saved_usd),
+    retrieval: latency(o.retrieval),
+    ttft_cached: latency(o.ttft_cached),
+    ttft_uncached: latency(o.ttft_uncached),
+    total_cached: latency(o.total_cached),
+    total_uncached: latency(o.total_uncached),
+  };
+}
+
+export function stats(v: unknown): Stats {
+  const o = obj(v);
+  return { total: statsPeriod(o.total), days: (Array.isArray(o.days) ? o.days : []).map(statsPeriod).filter((d) => /^\d{4}-\d{2}-\d{2}$/.test(d.day)) };
+}
+
+function numbers(v: unknown): Record<string, number> {
+  return Object.fromEntries(Object.entries(obj(v)).filter(([, x]) => typeof x === 'number' && Number.isFinite(x)) as [string, number][]);
+}
+
+export function chunkSettings(v: unknown): ChunkSettings {
+  const o = obj(v);
+  const types = (Array.isArray(o.doc_types) ? o.doc_types : []).filter((t): t is string => typeof t === 'string');
+  const fields: ChunkField[] = (Array.isArray(o.fields) ? o.fields : []).map((f) => {
+    const x = obj(f);
+    return { name: str(x.name), integer: x.integer === true, min: num(x.min), max: num(x.max) };
+  }).filter((f) => f.name);
+  const per = (m: unknown) => Object.fromEntries(Object.entries(obj(m)).map(([t, p]) => [t, numbers(p)]));
+  return { doc_types: types, profiles: per(o.profiles), defaults: per(o.defaults), fields, error: str(o.error) };
+}
+
+export function libraryFolder(v: unknown): LibraryFolder {
+  const o = obj(v);
+  return { dir: str(o.dir), standard: str(o.standard), remembered: o.remembered === true, documents: num(o.documents), can_choose: o.can_choose === true };
 }

@@ -8,6 +8,7 @@ export type Action =
   | 'next-citation'
   | 'prev-citation'
   | 'settings'
+  | 'stats'
   | 'toggle-viewer';
 
 export type KeyLike = {
@@ -38,6 +39,8 @@ export function shortcutFor(e: KeyLike, mac = isMac()): Action | null {
         return 'focus-library';
       case ',':
         return 'settings';
+      case 'i':
+        return 'stats';
       case '\\':
         return 'toggle-viewer';
     }
@@ -67,6 +70,7 @@ export const SHORTCUTS: { keys: (mac: boolean) => string; what: string }[] = [
   { keys: (m) => keyLabel('o', m), what: 'Add documents' },
   { keys: (m) => keyLabel('l', m), what: 'Find in the library' },
   { keys: () => '] / [  or  Alt+↓ / Alt+↑', what: 'Next / previous source' },
-  { keys: (m) => keyLabel(',', m), what: 'Models' },
+  { keys: (m) => keyLabel(',', m), what: 'Models and settings' },
+  { keys: (m) => keyLabel('i', m), what: 'Usage and stats' },
   { keys: (m) => keyLabel('\\', m), what: 'Show or hide the viewer' },
 ];

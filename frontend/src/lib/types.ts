@@ -235,6 +235,7 @@ export type EventMap = {
   'model:pull': PullEvent;
   'session:changed': SessionEvent;
   'meter:changed': Meter;
+  'library:switched': LibraryFolder;
 };
 
 export type EventName = keyof EventMap;
@@ -250,6 +251,7 @@ export const EVENT_NAMES: EventName[] = [
   'model:pull',
   'session:changed',
   'meter:changed',
+  'library:switched',
 ];
 
 export type AnswerEvent =
@@ -257,3 +259,43 @@ export type AnswerEvent =
   | { name: 'answer:token'; data: AnswerToken }
   | { name: 'answer:done'; data: AnswerDone }
   | { name: 'answer:error'; data: AnswerError };
+
+/** Latency of a set of answers, in milliseconds (docs/bridge.md "Stats"). */
+export type Latency = { n: number; p50_ms: number; p95_ms: number; max_ms: number };
+
+/** The answers of one day ("YYYY-MM-DD"), or of all time (day ''). */
+export type StatsPeriod = {
+  day: string;
+  questions: number;
+  cache_hits: number;
+  cache_misses: number;
+  not_found: number;
+  no_model: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
+  saved_usd: number;
+  retrieval: Latency;
+  ttft_cached: Latency;
+  ttft_uncached: Latency;
+  total_cached: Latency;
+  total_uncached: Latency;
+};
+
+/** Stats(): in total and per day, newest day first. */
+export type Stats = { total: StatsPeriod; days: StatsPeriod[] };
+
+/** One numeric field of a chunking profile. */
+export type ChunkField = { name: string; integer: boolean; min: number; max: number };
+
+/** ChunkSettings(): chunk sizes per document type, in force and by default. */
+export type ChunkSettings = {
+  doc_types: string[];
+  profiles: Record<string, Record<string, number>>;
+  defaults: Record<string, Record<string, number>>;
+  fields: ChunkField[];
+  error: string;
+};
+
+/** LibraryFolderInfo(): where the library lives. */
+export type LibraryFolder = { dir: string; standard: string; remembered: boolean; documents: number; can_choose: boolean };

@@ -1,12 +1,15 @@
 // The app's shared state, one instance per window, passed down through Svelte context.
 
 import { getContext, setContext } from 'svelte';
+import * as api from '../api';
+import type { LibraryFolder } from '../types';
 import { closePdf } from '../pdf';
 import type { Action } from '../shortcuts';
 import { ChatState } from './chat.svelte';
 import { LibraryState } from './library.svelte';
 import { ModelsState } from './models.svelte';
 import { SessionsState } from './sessions.svelte';
+import { StatsState } from './stats.svelte';
 import { StatusState } from './status.svelte';
 import { ToastState } from './toasts.svelte';
 import { ViewerState } from './viewer.svelte';
@@ -18,6 +21,7 @@ export class AppState {
   viewer = new ViewerState();
   chat = new ChatState();
   models = new ModelsState(this.status, this.toasts);
+  stats = new StatsState();
   sessions = new SessionsState(this.chat, this.toasts);
   /** The left pane's tab. */
   side = $state<'library' | 'sessions'>('library');
@@ -29,6 +33,34 @@ export class AppState {
   /** Watched folders; a sync refreshes the library. */
   watch = new WatchState(() => this.library.refresh());
 
+  /** The library folder in use (settings); null until read. */
+  folder = $state<LibraryFolder | null>(null);
+
+  refreshFolder = async (): Promise<void> => {
+    try {
+      this.folder = await api.getLibraryFolder();
+    } catch {
+      // Shown as missing; the settings section says what failed when it is used.
+    }
+  };
+
+  /** Another library folder is open now: everything shown comes from it. */
+  #switched = (f: LibraryFolder): void => {
+    this.folder = f;
+    this.chat.turns = [];
+    this.chat.sessionID = '';
+    this.viewer.target = null;
+    this.library.docs = [];
+    this.library.selected = [];
+    void this.library.refresh();
+    void this.sessions.refresh();
+    void this.watch.refresh();
+    void this.status.refresh();
+    void this.status.refreshMeter();
+    if (this.stats.open) void this.stats.refresh();
+    this.toasts.show(`Library folder: ${f.dir}`);
+  };
+
   /** Requests for components, by action (a counter: each request increments it). */
   signals = $state<Partial<Record<Action, number>>>({});
 
@@ -39,12 +71,14 @@ export class AppState {
         this.chat.clear();
         this.signals['focus-ask'] = (this.signals['focus-ask'] ?? 0) + 1;
         return;
-      case 'next-citation':
-        return this.stepCitation(1);
-      case 'prev-citation':
-        return this.stepCitation(-1);
+      // next-citation / prev-citation: the chat pane walks the answer's markers, falling
+      // back to stepCitation (the default case counts the request).
       case 'settings':
+        this.stats.hide();
         return this.models.open ? this.models.hide() : this.models.show();
+      case 'stats':
+        this.models.hide();
+        return this.stats.toggle();
       case 'toggle-viewer':
         return this.viewer.toggle();
       case 'add-documents':
@@ -80,6 +114,8 @@ export class AppState {
       this.chat.connect(),
       this.models.connect(),
       this.sessions.connect(),
+      this.stats.connect(),
+      api.on('library:switched', this.#switched),
       this.status.connect(() => {
         void this.library.refresh();
         void this.sessions.refresh();

@@ -1,0 +1,13 @@
+import { describe, expect, it } from 'vitest';
+import { answerDone, claims, message } from './normalize';
+
+describe('claims at the boundary', () => {
+  it('keeps the claims of answer:done and saved messages (the viewer needs them for the strong highlight)', () => {
+    const raw = [{ start: 0, end: 12, supported: true, spans: [{ n: 1, start: 3, end: 9, quote: 'frogs' }, { n: 0 }] }, { start: 5, end: 5 }, null];
+    const want = [{ start: 0, end: 12, supported: true, spans: [{ n: 1, start: 3, end: 9, quote: 'frogs' }] }];
+    expect(claims(raw)).toEqual(want);
+    expect(answerDone({ askID: 'a', claims: raw }).claims).toEqual(want);
+    expect(message({ id: 1, claims: raw }).claims).toEqual(want);
+    expect(answerDone({ askID: 'a' }).claims).toEqual([]);
+  });
+});
