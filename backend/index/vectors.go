@@ -39,7 +39,8 @@ type vectorsMeta struct {
 
 // Vectors is the persistent store of chunk embeddings: an exact
 // inner-product FAISS index over L2-normalised vectors, so scores are
-// cosine similarities.
+// cosine similarities. Past 4096 vectors a search scans an 8-bit copy kept
+// in memory (derived at load, never saved) and re-ranks exactly: see Search.
 //
 // By default it stays flat (exact) at every size. SetIVF makes it switch to
 // an IVF index (faiss.IVF) at a size threshold; see SetIVF for why that is
@@ -382,7 +383,22 @@ func (v *Vectors) Remove(ids []int64) error {
 // Search returns up to k ids most similar to q, best first. A nil allow
 // searches everything; a non-nil allow restricts the search to those ids
 // (an empty one matches nothing). An empty store returns no hits.
+//
+// An unrestricted search of a flat store of 4096 vectors or more ranks
+// every vector through an 8-bit copy and re-scores the best few hundred
+// exactly (faiss.Index.Search): scores are exact, and the top 10 agree with
+// an exact scan at recall ≥ 0.999 on random vectors (see SearchExact).
 func (v *Vectors) Search(q []float32, k int, allow []int64) ([]VectorHit, error) {
+	return v.search(q, k, allow, false)
+}
+
+// SearchExact is Search by an exact scan of every float vector: the
+// reference the 8-bit scan is measured against.
+func (v *Vectors) SearchExact(q []float32, k int) ([]VectorHit, error) {
+	return v.search(q, k, nil, true)
+}
+
+func (v *Vectors) search(q []float32, k int, allow []int64, exact bool) ([]VectorHit, error) {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
 	if v.closed {
@@ -402,9 +418,12 @@ func (v *Vectors) Search(q []float32, k int, allow []int64) ([]VectorHit, error)
 		ids    []int64
 		scores []float32
 	)
-	if allow == nil {
+	switch {
+	case exact:
+		ids, scores, err = v.idx.SearchExact(nq, k)
+	case allow == nil:
 		ids, scores, err = v.idx.Search(nq, k)
-	} else {
+	default:
 		ids, scores, err = v.idx.SearchFiltered(nq, k, allow)
 	}
 	if err != nil {

@@ -586,7 +586,8 @@ func benchSearch(b *testing.B, x *Index, rng *rand.Rand, dim int, allow []int64)
 	}
 }
 
-// BenchmarkSearchFlat100k is one exact top-10 query over 100k×384 unit vectors.
+// BenchmarkSearchFlat100k is one top-10 query over 100k×384 unit vectors
+// (the 8-bit scan with exact re-rank; see BenchmarkSearchFlatExact100k).
 func BenchmarkSearchFlat100k(b *testing.B) {
 	x, _, rng := benchIndex(b, Flat, 100_000, 384)
 	benchSearch(b, x, rng, 384, nil)
