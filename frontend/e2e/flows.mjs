@@ -793,9 +793,11 @@ export async function startOllamaFlow({ page, url, chatModel }) {
   await screenshot(page, 'start-ollama-1-stopped');
   await start.click();
   await page.locator('[data-testid=ollama-state][data-reachable=true]').waitFor({ timeout: 60_000 });
-  const installed = page.locator(`[data-testid=installed-model][data-role=chat][data-name="${chatModel}"]`);
-  await installed.waitFor({ timeout: 15_000 });
-  await installed.locator('[data-testid=in-use]').waitFor();
+  // The started server's models are listed, and the configured chat model is in use.
+  const inUse = page.locator('[data-testid=installed-model][data-role=chat]:has([data-testid=in-use])');
+  await inUse.waitFor({ timeout: 15_000 });
+  const used = await inUse.getAttribute('data-name');
+  assert(used === chatModel || used === `${chatModel}:latest`, `the chat model ${chatModel} is listed and in use (${used})`);
   const names = await page.locator('[data-testid=installed-model]').evaluateAll((ls) => ls.map((l) => l.dataset.name));
   await page.waitForFunction(() => document.querySelector('[data-testid=mode-badge]')?.getAttribute('data-mode') !== 'no-model', null, { timeout: 30_000 });
   const mode = await badge.getAttribute('data-mode');
