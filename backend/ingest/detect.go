@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Document types, set in [Document.DocType] by [DetectType]: what kind of
@@ -34,19 +35,19 @@ const (
 )
 
 var (
-	reDOI       = regexp.MustCompile(`(?i)\b(?:doi:\s*|doi\.org/)?10\.\d{4,9}/[-._;()/:a-z0-9]+`)
-	reArXiv     = regexp.MustCompile(`(?i)\barxiv:\s*\d{4}\.\d{4,5}`)
-	reISBN      = regexp.MustCompile(`(?i)\bISBN(?:-1[03])?:?\s*[0-9][-0-9 ]{8,16}[0-9x]\b`)
-	reNumCite   = regexp.MustCompile(`\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]`)
-	reAuthCite  = regexp.MustCompile(`\(\p{Lu}[\p{L}-]+(?: et al\.| and \p{Lu}[\p{L}-]+)?,? (?:19|20)\d\d[a-z]?\)|\bet al\.`)
+	reDOI     = regexp.MustCompile(`(?i)\b(?:doi:\s*|doi\.org/)?10\.\d{4,9}/[-._;()/:a-z0-9]+`)
+	reArXiv   = regexp.MustCompile(`(?i)\barxiv:\s*\d{4}\.\d{4,5}`)
+	reISBN    = regexp.MustCompile(`(?i)\bISBN(?:-1[03])?:?\s*[0-9][-0-9 ]{8,16}[0-9x]\b`)
+	reNumCite = regexp.MustCompile(`\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]`)
+	// An author-year citation, "(Smith et al., 2020)", or a bare "et al.": two patterns, each
+	// with a literal prefix the regexp engine searches for quickly; see countAuthorCites.
+	reAuthCite  = regexp.MustCompile(`\(\p{Lu}[\p{L}-]+(?: et al\.| and \p{Lu}[\p{L}-]+)?,? (?:19|20)\d\d[a-z]?\)`)
+	reEtAl      = regexp.MustCompile(`\bet al\.`)
 	reChapter   = regexp.MustCompile(`(?i)^(?:chapter|kapitel|chapitre|capítulo)\s+(?:\d+|[ivxlc]+|one|two|three|four|five|six|seven|eight|nine|ten)\b`)
 	reExercise  = regexp.MustCompile(`(?i)^(?:exercises?|problems|review questions|self-test|practice problems|questions for review)\b`)
 	reExNum     = regexp.MustCompile(`(?i)^(?:exercise|problem)\s+\d+(?:\.\d+)*\s*[:.)]`)
 	reNumOnly   = regexp.MustCompile(`^\d{1,5}$`)
 	reDocsTitle = regexp.MustCompile(`(?i)\b(?:specification|reference|manual|guide|documentation|handbook|api|sdk|standard|recommendation|tutorial|how-?to|readme)\b`)
-	reCamel     = regexp.MustCompile(`\b[a-z]+[A-Z][A-Za-z0-9]*\b`)
-	reSnake     = regexp.MustCompile(`\b[a-z][a-z0-9]*_[a-z0-9_]+\b`)
-	reCall      = regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_.]*\([^()\s]{0,30}\)`)
 	reMailHead  = regexp.MustCompile(`(?i)^(?:from|to|cc|date|subject|sent|reply-to|message-id):\s+\S`)
 	reLineNum   = regexp.MustCompile(`^\d{1,5}\s+`)
 	reCodeStart = regexp.MustCompile(`^(?:func|def|class|import|package|return|public|private|protected|static|var|let|const|fn|impl|struct|#include|#define|if\s*\(|for\s*\(|while\s*\(|switch\s*\(|try\s*\{|@\w+)\b`)
@@ -243,7 +244,7 @@ func extractFeatures(doc *Document) features {
 			}
 			f.lines++
 			lineNo++
-			f.words += len(strings.Fields(line))
+			f.words += countFields(line)
 			lower := strings.ToLower(line)
 			short := len(line) < 60
 			if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
@@ -301,13 +302,12 @@ func extractFeatures(doc *Document) features {
 		if !sampled[pi] {
 			continue
 		}
-		f.sampleWords += len(strings.Fields(text))
+		f.sampleWords += countFields(text)
 		f.doi = f.doi || strings.Contains(text, "10.") && reDOI.MatchString(text)
-		f.arxiv = f.arxiv || reArXiv.MatchString(text)
-		f.isbn = f.isbn || reISBN.MatchString(text)
-		f.citations += len(reNumCite.FindAllStringIndex(text, -1)) + len(reAuthCite.FindAllStringIndex(text, -1))
-		f.identifiers += len(reCamel.FindAllStringIndex(text, -1)) + len(reSnake.FindAllStringIndex(text, -1)) +
-			len(reCall.FindAllStringIndex(text, -1))
+		f.arxiv = f.arxiv || containsFold(text, "arxiv:") && reArXiv.MatchString(text)
+		f.isbn = f.isbn || containsFold(text, "isbn") && reISBN.MatchString(text)
+		f.citations += len(reNumCite.FindAllStringIndex(text, -1)) + countAuthorCites(text)
+		f.identifiers += countIdentifiers(text) + countCalls(text)
 	}
 	for _, h := range doc.Outline {
 		t := strings.ToLower(h.Title)
@@ -347,7 +347,7 @@ func looksLikeCode(line string) bool {
 			return false
 		}
 	}
-	if reCodeStart.MatchString(line) {
+	if strings.IndexByte("fdcipsrvl#wt@", line[0]) >= 0 && reCodeStart.MatchString(line) {
 		return true
 	}
 	last := line[len(line)-1]
@@ -361,17 +361,165 @@ func looksLikeCode(line string) bool {
 		return true
 	}
 	// Operators rarely seen in prose.
-	for _, op := range []string{" := ", " == ", " != ", " => ", " -> ", "&&", "||", "();"} {
-		if strings.Contains(line, op) {
-			return true
+	if strings.ContainsAny(line, "=>&|(") { // each operator below holds one of these
+		for _, op := range []string{" := ", " == ", " != ", " => ", " -> ", "&&", "||", "();"} {
+			if strings.Contains(line, op) {
+				return true
+			}
 		}
 	}
 	// A line mostly of symbols and identifiers: x = f(y, z[0])
 	sym := 0
-	for _, r := range line {
-		if strings.ContainsRune("=(){}[];<>_*&|", r) {
+	for i := 0; i < len(line); i++ { // the symbols are ASCII: bytes count as runes
+		switch line[i] {
+		case '=', '(', ')', '{', '}', '[', ']', ';', '<', '>', '_', '*', '&', '|':
 			sym++
 		}
 	}
 	return sym*8 > len(line) && strings.IndexFunc(line, unicode.IsLetter) >= 0 && len(line) > 6
+}
+
+// Identifiers and calls are counted by hand rather than with regular
+// expressions: on a page of text the regexps took most of detection's
+// time. Each counter matches exactly what its pattern in detect_test.go
+// (reCamel, reSnake, reCall) finds.
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// countIdentifiers counts the camelCase (`\b[a-z]+[A-Z][A-Za-z0-9]*\b`)
+// and snake_case (`\b[a-z][a-z0-9]*_[a-z0-9_]+\b`) words of s. Both
+// patterns are anchored at ASCII word boundaries, so each matches a whole
+// run of word bytes or nothing.
+func countIdentifiers(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		if !isWordByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isWordByte(s[j]) {
+			j++
+		}
+		if w := s[i:j]; w[0] >= 'a' && w[0] <= 'z' && (isCamel(w) || isSnake(w)) {
+			n++
+		}
+		i = j
+	}
+	return n
+}
+
+func isCamel(w string) bool {
+	k := 1
+	for k < len(w) && w[k] >= 'a' && w[k] <= 'z' {
+		k++
+	}
+	if k == len(w) || w[k] < 'A' || w[k] > 'Z' {
+		return false
+	}
+	return !strings.Contains(w[k:], "_")
+}
+
+func isSnake(w string) bool {
+	u := strings.IndexByte(w, '_')
+	if u < 1 || u == len(w)-1 {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c >= 'A' && c <= 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// countCalls counts the call-like spans of s, `\b[A-Za-z_][A-Za-z0-9_.]*\([^()\s]{0,30}\)`.
+func countCalls(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		start := (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') && (i == 0 || !isWordByte(s[i-1]))
+		if !start {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && (isWordByte(s[j]) || s[j] == '.') {
+			j++
+		}
+		// A later start inside the run would end at the same place, so a
+		// failure here is a failure for the whole run.
+		if j < len(s) && s[j] == '(' {
+			k, runes := j+1, 0
+			for k < len(s) && runes < 30 {
+				r, size := utf8.DecodeRuneInString(s[k:])
+				if r == '(' || r == ')' || r == ' ' || r == '\t' || r == '\n' || r == '\f' || r == '\r' {
+					break
+				}
+				k += size
+				runes++
+			}
+			if k < len(s) && s[k] == ')' {
+				n++
+				i = k + 1
+				continue
+			}
+		}
+		i = j
+	}
+	return n
+}
+
+// containsFold reports whether s contains the lower-case ASCII word w in
+// any case.
+func containsFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if s[i]|0x20 == w[0] && strings.EqualFold(s[i:i+len(w)], w) {
+			return true
+		}
+	}
+	return false
+}
+
+// countFields is len(strings.Fields(s)) without building the slice.
+func countFields(s string) int {
+	n, in := 0, false
+	for i := 0; i < len(s); {
+		c := s[i]
+		var space bool
+		if c < utf8.RuneSelf {
+			space = c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			space = unicode.IsSpace(r)
+			i += size
+		}
+		if !space && !in {
+			n++
+		}
+		in = !space
+	}
+	return n
+}
+
+// countAuthorCites counts the matches of reAuthCite and of the "et al."
+// outside them: what the one pattern `reAuthCite|reEtAl` finds, which
+// had no literal prefix and read every byte of the text slowly.
+func countAuthorCites(s string) int {
+	cites := reAuthCite.FindAllStringIndex(s, -1)
+	n := len(cites)
+	k := 0
+	for _, m := range reEtAl.FindAllStringIndex(s, -1) {
+		for k < len(cites) && cites[k][1] <= m[0] {
+			k++
+		}
+		if k < len(cites) && cites[k][0] <= m[0] && m[1] <= cites[k][1] {
+			continue // inside a citation
+		}
+		n++
+	}
+	return n
 }

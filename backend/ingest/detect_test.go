@@ -2,6 +2,9 @@ package ingest
 
 import (
 	"context"
+	"math/rand/v2"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -55,5 +58,68 @@ func TestDetectTypeFormats(t *testing.T) {
 	}
 	if got := DetectType(nil); got != TypeGeneral {
 		t.Errorf("DetectType(nil) = %q", got)
+	}
+}
+
+// The patterns the hand-written counters of detect.go implement.
+var (
+	reCamel = regexp.MustCompile(`\b[a-z]+[A-Z][A-Za-z0-9]*\b`)
+	reSnake = regexp.MustCompile(`\b[a-z][a-z0-9]*_[a-z0-9_]+\b`)
+	reCall  = regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_.]*\([^()\s]{0,30}\)`)
+
+	reAuthCiteOne = regexp.MustCompile(`\(\p{Lu}[\p{L}-]+(?: et al\.| and \p{Lu}[\p{L}-]+)?,? (?:19|20)\d\d[a-z]?\)|\bet al\.`)
+)
+
+func checkCounters(t *testing.T, s string) {
+	t.Helper()
+	if got, want := countIdentifiers(s), len(reCamel.FindAllStringIndex(s, -1))+len(reSnake.FindAllStringIndex(s, -1)); got != want {
+		t.Errorf("countIdentifiers(%q) = %d, regexps find %d", s, got, want)
+	}
+	if got, want := countCalls(s), len(reCall.FindAllStringIndex(s, -1)); got != want {
+		t.Errorf("countCalls(%q) = %d, regexp finds %d", s, got, want)
+	}
+	if got, want := countAuthorCites(s), len(reAuthCiteOne.FindAllStringIndex(s, -1)); got != want {
+		t.Errorf("countAuthorCites(%q) = %d, the pattern finds %d", s, got, want)
+	}
+	if got, want := containsFold(s, "arxiv:"), strings.Contains(strings.ToLower(s), "arxiv:"); got != want {
+		t.Errorf("containsFold(%q) = %v, want %v", s, got, want)
+	}
+}
+
+func TestIdentifierCountersMatchPatterns(t *testing.T) {
+	for _, s := range []string{
+		"", "fooBar baz_qux x(y) fmt.Println(a, b) a.b.c(d) _x(1) 3abc(x) éfoo(x) fooBar_baz snake_ x_ _x",
+		"camelCase2 HTTPServer getHTTP(u) f() g(ééééééééééééééééééééééééééééééé) h(" + strings.Repeat("a", 31) + ")",
+		"call(a)(b) x.y((z)) arXiv: ARXIV:1234 foo\tbar(x\ty) (f)(g) a_b_c1 a1_ b__c",
+		"(Smith et al., 2020) et al. (Doe and Roe 1999a) (Smith et al.) set al. et al.(Ab 2001)",
+	} {
+		checkCounters(t, s)
+	}
+	// Random strings over the bytes that matter.
+	alphabet := []byte("aZ_.( )\t9éx_b(C)et al.S, 2019")
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		checkCounters(t, string(b))
+	}
+	for _, path := range corpusFiles(t)[:10] {
+		doc, err := FileWithOptions(context.Background(), path, noOCR)
+		if err != nil {
+			continue
+		}
+		for _, p := range doc.Pages {
+			checkCounters(t, p.Text)
+		}
+	}
+}
+
+func TestCountFields(t *testing.T) {
+	for _, s := range []string{"", " ", "a", " a b\tc\n", "x\u00a0y\u2003z", "\u3000a\u0085b ", "é ü"} {
+		if got, want := countFields(s), len(strings.Fields(s)); got != want {
+			t.Errorf("countFields(%q) = %d, want %d", s, got, want)
+		}
 	}
 }

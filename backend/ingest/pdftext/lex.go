@@ -34,7 +34,13 @@ type operand struct {
 type lexer struct {
 	b   []byte
 	pos int
+	// arena holds the elements of the arrays read since the last reset,
+	// so that TJ arrays do not allocate one slice each.
+	arena []operand
 }
+
+// reset forgets the arrays read so far; the caller is done with them.
+func (l *lexer) reset() { l.arena = l.arena[:0] }
 
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == 0
@@ -93,27 +99,36 @@ func (l *lexer) next(depth int) (operand, bool) {
 	case c == '[':
 		l.pos++
 		var arr []operand
+		nested := depth > 0
+		start := len(l.arena)
+		done := func() (operand, bool) {
+			if !nested {
+				arr = l.arena[start:len(l.arena):len(l.arena)]
+			}
+			return operand{kind: kArr, arr: arr}, true
+		}
 		for {
 			l.skipSpace()
 			if l.pos >= len(l.b) {
-				return operand{kind: kArr, arr: arr}, true
+				return done()
 			}
 			if l.b[l.pos] == ']' {
 				l.pos++
-				return operand{kind: kArr, arr: arr}, true
+				return done()
 			}
 			if depth > 32 {
 				l.pos++
 				continue
 			}
 			o, ok := l.next(depth + 1)
-			if !ok {
-				return operand{kind: kArr, arr: arr}, true
+			if !ok || o.kind == kOp { // a malformed array: keep the operator out of it
+				return done()
 			}
-			if o.kind == kOp { // a malformed array: keep the operator out of it
-				return operand{kind: kArr, arr: arr}, true
+			if nested {
+				arr = append(arr, o)
+			} else {
+				l.arena = append(l.arena, o)
 			}
-			arr = append(arr, o)
 		}
 	case c == '+' || c == '-' || c == '.' || (c >= '0' && c <= '9'):
 		s := l.pos
@@ -146,21 +161,36 @@ func (l *lexer) next(depth int) (operand, bool) {
 // parseNum reads a PDF number leniently: "--5" and "1.2.3" occur in the
 // wild, and a reader takes what it can.
 func parseNum(b []byte) float64 {
-	// Fast path for small integers.
-	neg, i, n := false, 0, 0
+	// Fast path for the usual "-12.345": up to 15 digits, one point.
+	neg, i := false, 0
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
 		neg, i = b[0] == '-', 1
 	}
-	if i < len(b) && len(b)-i <= 9 {
-		j := i
-		for ; j < len(b) && b[j] >= '0' && b[j] <= '9'; j++ {
-			n = n*10 + int(b[j]-'0')
-		}
-		if j == len(b) {
-			if neg {
-				return -float64(n)
+	if i < len(b) && len(b)-i <= 16 {
+		n, scale, point, ok := 0, 1.0, false, true
+		for j := i; j < len(b); j++ {
+			c := b[j]
+			switch {
+			case c >= '0' && c <= '9':
+				n = n*10 + int(c-'0')
+				if point {
+					scale *= 10
+				}
+			case c == '.' && !point:
+				point = true
+			default:
+				ok = false
 			}
-			return float64(n)
+			if !ok {
+				break
+			}
+		}
+		if ok && (len(b)-i > 1 || !point) {
+			v := float64(n) / scale
+			if neg {
+				v = -v
+			}
+			return v
 		}
 	}
 	if f, err := strconv.ParseFloat(string(b), 64); err == nil {

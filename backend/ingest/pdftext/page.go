@@ -260,6 +260,12 @@ func decode(sd types.StreamDict) ([]byte, error) {
 	if len(sd.FilterPipeline) == 0 {
 		return sd.Raw, nil
 	}
+	if f := sd.FilterPipeline[0]; len(sd.FilterPipeline) == 1 && f.Name == "FlateDecode" && f.DecodeParms == nil {
+		if b, err := inflate(sd.Raw, maxContent); err == nil {
+			return b, nil
+		}
+		// pdfcpu's decoder keeps what a damaged stream holds.
+	}
 	b, err := sd.DecodeLengthWithLimit(-1, maxContent)
 	if err != nil {
 		if filter.IsCorruptFlateInput(err) && len(b) > 0 {
@@ -354,8 +360,9 @@ func (in *interp) run(content []byte, res types.Dict, depth int) {
 			}
 			continue
 		}
-		in.op(string(o.str), ops, res, depth, l)
+		in.op(o.str, ops, res, depth, l)
 		ops = ops[:0]
+		l.reset()
 	}
 }
 
@@ -373,9 +380,9 @@ func nums(ops []operand, n int) ([]float64, bool) {
 	return v[:n], true
 }
 
-func (in *interp) op(op string, ops []operand, res types.Dict, depth int, l *lexer) {
+func (in *interp) op(op []byte, ops []operand, res types.Dict, depth int, l *lexer) {
 	gs := &in.gs
-	switch op {
+	switch string(op) { // no allocation: the compiler compares the bytes
 	case "BT":
 		in.tm, in.tlm = identity, identity
 	case "q":
@@ -394,7 +401,7 @@ func (in *interp) op(op string, ops []operand, res types.Dict, depth int, l *lex
 	case "Tf":
 		if len(ops) >= 2 && ops[len(ops)-2].kind == kName && ops[len(ops)-1].kind == kNum {
 			gs.size = ops[len(ops)-1].num
-			gs.font = in.font(res, string(ops[len(ops)-2].str))
+			gs.font = in.font(res, ops[len(ops)-2].str)
 		}
 	case "Tc":
 		if v, ok := nums(ops, 1); ok {
@@ -475,12 +482,12 @@ func (in *interp) nextLine() {
 	in.tm = in.tlm
 }
 
-func (in *interp) font(res types.Dict, n string) *font {
+func (in *interp) font(res types.Dict, n []byte) *font {
 	fd := in.x.dict(res["Font"])
 	if fd == nil {
 		return nil
 	}
-	ref := fd[n]
+	ref := fd[string(n)]
 	key := ref
 	if _, ok := ref.(types.IndirectRef); !ok {
 		key = nil // a direct font dict: not cached
