@@ -7,7 +7,8 @@ import (
 	"github.com/carrel-app/carrel/backend/retrieve"
 )
 
-// Hit is one search result as the CLI and the frontend see it.
+// Hit is one search result as the CLI and the frontend see it: a passage (parent) with
+// its page span, found by its own words or by one of its children.
 type Hit struct {
 	DocID       string  `json:"doc_id"`
 	DocPath     string  `json:"doc_path"`
@@ -22,6 +23,10 @@ type Hit struct {
 	MatchType   string  `json:"match_type"`
 	LexicalRank int     `json:"lexical_rank"`
 	VectorRank  int     `json:"vector_rank"`
+	// LexicalScore is the BM25 score, VectorScore the cosine similarity of the best
+	// child (0 when that list did not find the passage).
+	LexicalScore float64 `json:"lexical_score"`
+	VectorScore  float64 `json:"vector_score"`
 }
 
 // SearchOptions shape a search.
@@ -29,22 +34,26 @@ type SearchOptions struct {
 	K      int
 	Mode   retrieve.Mode
 	DocIDs []string
+	// TokenBudget caps the estimated tokens of the passages returned (0: no cap).
+	TokenBudget int
 }
 
 // Search finds the passages best matching query.
 func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) ([]Hit, error) {
 	st := e.Status(ctx)
-	raw, err := e.retriever(st).Search(ctx, query, retrieve.Options{K: opt.K, Mode: opt.Mode, DocIDs: opt.DocIDs})
+	raw, err := e.retriever(st).Search(ctx, query, retrieve.Options{K: opt.K, Mode: opt.Mode, DocIDs: opt.DocIDs, TokenBudget: opt.TokenBudget})
 	if err != nil {
 		return nil, err
 	}
+	raw = e.rerank(query, opt.Mode, raw) // backend/rerank: question and passage read together
 	docs := e.docCache(ctx)
 	out := make([]Hit, 0, len(raw))
 	for _, h := range raw {
 		d := docs(h.Chunk.DocID)
 		out = append(out, Hit{DocID: d.ID, DocPath: d.Path, DocTitle: d.Title, Page: h.Chunk.PageStart, PageEnd: h.Chunk.PageEnd,
 			Start: h.Chunk.Start, End: h.Chunk.End, Section: h.Chunk.Section, Text: h.Chunk.Text, Score: h.Score,
-			MatchType: h.MatchType, LexicalRank: h.LexicalRank, VectorRank: h.VectorRank})
+			MatchType: h.MatchType, LexicalRank: h.LexicalRank, VectorRank: h.VectorRank,
+			LexicalScore: h.LexicalScore, VectorScore: h.VectorScore})
 	}
 	return out, nil
 }

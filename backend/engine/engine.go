@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -191,11 +190,9 @@ func (a lexicalAdapter) SearchLexical(ctx context.Context, q string, k int, docI
 	}
 	out := make([]retrieve.Ranked, 0, len(hits))
 	for _, h := range hits {
-		seq, err := strconv.ParseInt(h.ID, 10, 64)
-		if err != nil {
-			continue
+		if r, ok := rankedOf(h.ID, h.Score); ok {
+			out = append(out, r)
 		}
-		out = append(out, retrieve.Ranked{Seq: seq, Score: h.Score})
 	}
 	return out, nil
 }

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -178,8 +177,8 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 		doc.Outline = string(b)
 	}
 	res.DocType, res.OCRPages, res.Warnings = src.DocType, src.OCRPages, src.Warnings
-	pieces := chunk.Split(src, e.chunkProfiles().For(src.DocType))
-	if len(pieces) == 0 {
+	parents := treeOf(src, e.chunkProfiles().For(src.DocType))
+	if len(parents) == 0 {
 		return fail("no text found in this document")
 	}
 	if err := e.putDocInfo(id, DocInfo{DocType: src.DocType, OCRPages: src.OCRPages, Warnings: src.Warnings}); err != nil {
@@ -189,28 +188,20 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 	for i, p := range src.Pages {
 		pages[i] = p.Text
 	}
-	chunks := make([]library.Chunk, len(pieces))
-	for i, p := range pieces {
-		chunks[i] = library.Chunk{ID: chunk.ID(p.Text), PageStart: p.PageStart, PageEnd: p.PageEnd,
-			Start: p.Start, End: p.End, Section: p.Section, Text: p.Text}
-	}
 
 	e.ingestMu.Lock()
 	defer e.ingestMu.Unlock()
 	if err := e.dropIndexed(ctx, id); err != nil {
 		return res, err
 	}
-	if err := e.lib.ReplaceContent(ctx, id, pages, chunks); err != nil {
+	if err := e.lib.ReplaceTree(ctx, id, pages, parents); err != nil {
 		return res, err
 	}
+	chunks := childrenOf(parents)
 	if err := e.lib.ReplacePageWords(ctx, id, ocrWords(src.Pages)); err != nil {
 		return res, err
 	}
-	lexDocs := make([]index.LexDoc, len(chunks))
-	for i, c := range chunks {
-		lexDocs[i] = index.LexDoc{ID: strconv.FormatInt(c.Seq, 10), DocID: id, Title: doc.Title, Section: c.Section, Text: c.Text}
-	}
-	if err := lb.add(e, lexDocs); err != nil {
+	if err := lb.add(e, lexDocsOf(id, doc.Title, parents)); err != nil {
 		return res, fmt.Errorf("index %s: %w", path, err)
 	}
 	doc.Chunks = len(chunks)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 
 	"github.com/carrel-app/carrel/backend/index"
 	"github.com/carrel-app/carrel/backend/library"
@@ -13,8 +12,12 @@ import (
 
 // reconcile makes both indexes agree with SQLite, the source of truth, after a crash or
 // kill: vectors of chunks that no longer exist are removed, chunks whose vectors were lost
-// are marked for embedding again, and a lexical index that disagrees is rebuilt.
+// are marked for embedding again, and a lexical index that disagrees is rebuilt. Documents
+// chunked before parents existed are re-chunked first.
 func (e *Engine) reconcile(ctx context.Context) error {
+	if _, err := e.rechunkUnparented(ctx); err != nil {
+		return fmt.Errorf("re-chunk documents of an older library: %w", err)
+	}
 	embedded, err := e.lib.EmbeddedSeqs(ctx)
 	if err != nil {
 		return err
@@ -49,17 +52,18 @@ func (e *Engine) reconcile(ctx context.Context) error {
 		return err
 	}
 
-	_, chunks, err := e.lib.Counts(ctx)
+	units, err := e.lexicalUnits(ctx)
 	if err != nil {
 		return err
 	}
-	if n, err := e.lex.Count(); err != nil || n != uint64(chunks) {
+	if n, err := e.lex.Count(); err != nil || n != uint64(units) {
 		return e.rebuildLexical(ctx)
 	}
 	return nil
 }
 
-// rebuildLexical re-indexes every chunk into a fresh lexical index.
+// rebuildLexical re-indexes every parent (or chunk: lexicalOnParents) into a fresh
+// lexical index.
 func (e *Engine) rebuildLexical(ctx context.Context) error {
 	if err := e.lex.Close(); err != nil {
 		return err
@@ -81,13 +85,18 @@ func (e *Engine) rebuildLexical(ctx context.Context) error {
 		batch = batch[:0]
 		return err
 	}
-	err = e.lib.EachChunk(ctx, func(c library.Chunk, title string) error {
-		batch = append(batch, index.LexDoc{ID: strconv.FormatInt(c.Seq, 10), DocID: c.DocID, Title: title, Section: c.Section, Text: c.Text})
+	add := func(c library.Chunk, title string) error {
+		batch = append(batch, lexDoc(c, c.DocID, title, lexicalOnParents))
 		if len(batch) == cap(batch) {
 			return flush()
 		}
 		return nil
-	})
+	}
+	if lexicalOnParents {
+		err = e.lib.EachParent(ctx, add)
+	} else {
+		err = e.lib.EachChunk(ctx, add)
+	}
 	if err != nil {
 		return fmt.Errorf("rebuild lexical index: %w", err)
 	}
