@@ -4,7 +4,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assert, screenshot, tempDir } from './harness.mjs';
+import { assert, pdfcpuTestdata, screenshot, tempDir } from './harness.mjs';
 import { ask, uploadAndWaitReady, waitAnswerFinished } from './flows.mjs';
 
 // Two pages of distinct prose; the question is about page 1.
@@ -222,5 +222,73 @@ export async function ocrFlow({ page, url }) {
   const p2 = await checkRects(page, docID, 2, passage2, 0.5);
   await page.waitForTimeout(400);
   await screenshot(page, 'ocr-3-rotated-page');
-  return { page1Rects: p1.rects.length, page2Rects: p2.rects.length, words: [p1.words, p2.words], zoom: Number(grow.toFixed(2)) };
+
+  const search = await searchFlow(page, docID);
+  return { page1Rects: p1.rects.length, page2Rects: p2.rects.length, words: [p1.words, p2.words], zoom: Number(grow.toFixed(2)), ...search };
+}
+
+/** The search hits drawn on the page shown, relative to it, and the page's scale. */
+async function searchHits(page) {
+  return page.evaluate(() => {
+    const el = document.querySelector('[data-testid=viewer-page]');
+    const box = el.getBoundingClientRect();
+    return {
+      page: Number(el.dataset.page),
+      scale: box.width / 612,
+      hits: [...el.querySelectorAll('[data-testid=search-hit]')].map((d) => {
+        const b = d.getBoundingClientRect();
+        // What the text layer holds under the hit (a text page), for the check below.
+        const under = document.elementsFromPoint(b.left + b.width / 2, b.top + b.height / 2).find((e) => e.closest('.textLayer') && e.textContent);
+        return { left: b.left - box.left, top: b.top - box.top, right: b.right - box.left, bottom: b.bottom - box.top, current: d.dataset.current === 'true', under: under?.textContent ?? '' };
+      }),
+    };
+  });
+}
+
+/**
+ * Search within the document: a word of the scanned, turned page 2 is found through its
+ * OCR words and boxed where it is shown; Enter steps through several matches; on a text
+ * PDF the hits lie on the text layer's words.
+ */
+async function searchFlow(page, docID) {
+  const box = page.locator('[data-testid=viewer-search]');
+  await box.fill('kelp');
+  await page.waitForFunction(() => document.querySelector('[data-testid=viewer-search-count]')?.textContent?.trim() === '1 of 1', null, { timeout: 30_000 });
+  await page.locator('[data-testid=viewer-page][data-page="2"] [data-testid=search-hit][data-current=true]').waitFor({ timeout: 30_000 });
+  const s = await searchHits(page);
+  const words = await page.evaluate(async (id) => (await (await fetch('api/call/PageWords', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify([id, 2]) })).json()).words, docID);
+  const kelp = words.find((w) => /kelp/i.test(w.text));
+  assert(kelp, 'OCR read the word kelp on page 2');
+  // Page 2 is turned by /Rotate 90: shown x is user y, shown y is user x.
+  const cx = ((kelp.y0 + kelp.y1) / 2) * s.scale;
+  const cy = ((kelp.x0 + kelp.x1) / 2) * s.scale;
+  assert(s.hits.length === 1 && s.hits[0].left < cx && cx < s.hits[0].right && s.hits[0].top < cy && cy < s.hits[0].bottom,
+    `the hit for "kelp" is drawn over its word (${JSON.stringify(s.hits)} vs centre ${cx.toFixed(1)},${cy.toFixed(1)})`);
+  await screenshot(page, 'ocr-4-search');
+
+  // Several matches: Enter goes to the next one, on whichever page it is.
+  await box.fill('the');
+  // The search runs from the page shown round the document: done when the count has no "+".
+  await page.waitForFunction(() => /^\d+ of \d+$/.test(document.querySelector('[data-testid=viewer-search-count]')?.textContent?.trim() ?? ''), null, { timeout: 30_000 });
+  const [, at, total] = /^(\d+) of (\d+)$/.exec((await page.textContent('[data-testid=viewer-search-count]')).trim()).map(Number);
+  assert(total >= 5, `"the" is found several times on the two scanned pages (${total})`);
+  await box.press('Enter');
+  const next = `${(at % total) + 1} of ${total}`;
+  await page.waitForFunction((want) => document.querySelector('[data-testid=viewer-search-count]')?.textContent?.trim() === want, next, { timeout: 10_000 });
+  await page.locator('[data-testid=search-hit][data-current=true]').first().waitFor({ timeout: 30_000 });
+
+  // A text PDF: the hits lie on the text layer's runs holding the word.
+  await page.setInputFiles('[data-testid=file-input]', pdfcpuTestdata('Walden.pdf'));
+  const walden = page.locator('[data-testid=document]', { hasText: /walden/i }).first();
+  await walden.waitFor({ timeout: 30_000 });
+  await walden.locator('[data-testid=document-title]').click();
+  await page.locator('[data-testid=viewer-page][data-page="1"]').waitFor({ timeout: 60_000 });
+  assert((await page.locator('[data-testid=viewer-ocr]').count()) === 0, 'a text page is not marked OCR');
+  await box.fill('pond');
+  await page.waitForFunction(() => /^1 of \d+/.test(document.querySelector('[data-testid=viewer-search-count]')?.textContent?.trim() ?? ''), null, { timeout: 60_000 });
+  await page.locator('[data-testid=search-hit][data-current=true]').first().waitFor({ timeout: 30_000 });
+  const t = await searchHits(page);
+  assert(t.hits.length > 0 && t.hits.every((h) => /pond/i.test(h.under)), `every hit lies on text holding "pond" (${JSON.stringify(t.hits.map((h) => h.under))})`);
+  await screenshot(page, 'ocr-5-search-text-pdf');
+  return { theMatches: total, pondHitsOnPage: t.hits.length, pondPage: t.page };
 }
