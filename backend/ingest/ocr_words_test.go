@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -317,4 +319,96 @@ func TestReadTSVOffsets(t *testing.T) {
 	if _, lay := readTSV(tsv, nil, 0, 0); lay != nil {
 		t.Error("a layout without a pixel map")
 	}
+}
+
+// FuzzReadTSV checks that any Tesseract output gives the same text as before boxes were
+// kept, and word offsets that are in order, inside that text and on its words. Fuzz with
+// `go test -fuzz FuzzReadTSV ./backend/ingest`.
+func FuzzReadTSV(f *testing.F) {
+	row := func(block, line, conf, text string, left int) string {
+		return strings.Join([]string{"5", "1", block, "1", line, "1", fmt.Sprint(left), "10", "30", "12", conf, text}, "\t")
+	}
+	f.Add(strings.Join([]string{row("1", "1", "95", "The", 0), row("1", "1", "93", "\uFB01nal", 40), row("1", "2", "91", "co\u00ADde\u00A0x", 0), row("2", "1", "90", "ok.", 0)}, "\n"))
+	f.Add(row("1", "1", "95", "a\tb", 0) + "\r\n" + row("1", "1", "95", "\x00\uFFFE", 5) + "\n5\t1\t1\t1\t1\t1\t-3\tx\t4\t4\t99\tword words")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, tsv string) {
+		m := affine{A: 0.36, D: -0.36, F: 800}
+		text, lay := readTSV(tsv, &m, 612, 792)
+		if text != normalizePDFText(fromTSV(tsv)) {
+			t.Fatalf("text %q differs from fromTSV's %q", text, normalizePDFText(fromTSV(tsv)))
+		}
+		if lay == nil {
+			return
+		}
+		runes := []rune(text)
+		at := 0
+		for _, w := range lay.Words {
+			if w.Start < at || w.End <= w.Start || w.End > len(runes) {
+				t.Fatalf("word [%d,%d) after %d in %d runes", w.Start, w.End, at, len(runes))
+			}
+			if strings.TrimSpace(string(runes[w.Start:w.End])) == "" || w.X0 > w.X1 || w.Y0 > w.Y1 {
+				t.Fatalf("word [%d,%d) %q box %+v", w.Start, w.End, string(runes[w.Start:w.End]), w)
+			}
+			at = w.End
+		}
+	})
+}
+
+// BenchmarkReadTSV measures reading one real page of Tesseract output (the fullest page
+// of the corpus's Walden.pdf, rendered at 300 DPI) into text, with and without
+// word boxes: what keeping the boxes adds to OCR, next to Tesseract's seconds per page.
+func BenchmarkReadTSV(b *testing.B) {
+	if _, err := exec.LookPath("tesseract"); err != nil {
+		b.Fatal("tesseract is not installed: run `go tool task setup:test` (apt install tesseract-ocr)")
+	}
+	eng, err := sharedEngine()
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := corpusFile(b, "Walden.pdf")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	orig, err := FileWithOptions(context.Background(), src, noOCR)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pageIdx := 0
+	for i, p := range orig.Pages {
+		if len(p.Text) > len(orig.Pages[pageIdx].Text) {
+			pageIdx = i
+		}
+	}
+	in, err := eng.acquire(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := openDoc(in, data, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	img, err := renderGray(in, d.doc, pageIdx, 300)
+	in.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: d.doc})
+	eng.release(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tsv, err := runTesseract(context.Background(), "tesseract", OCROptions{}.withDefaults(), img)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("text", func(b *testing.B) {
+		for b.Loop() {
+			readTSV(tsv, nil, 0, 0)
+		}
+	})
+	b.Run("boxes", func(b *testing.B) {
+		var words int
+		for b.Loop() {
+			_, lay := readTSV(tsv, img.toPage, img.width, img.height)
+			words = len(lay.Words)
+		}
+		b.ReportMetric(float64(words), "words")
+	})
 }
