@@ -41,6 +41,7 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 			a.mu.Unlock()
 			cancel()
 		}()
+		opt.OnLearn = func([]library.Memory) { a.memoryChanged() }
 		ans, err := a.eng.AskSession(ctx, question, opt, func(ev engine.AskEvent) error {
 			if ev.IsStart {
 				a.emit.Emit(EventAnswerStart, map[string]any{"askID": id, "question": question, "citations": citations(ev.Start),
@@ -80,7 +81,8 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 		a.emit.Emit(EventAnswerDone, map[string]any{"askID": id, "answer": ans.Text, "citations": citations(ans.Citations),
 			"usage": ans.Usage, "model": ans.Model, "mode": ans.Mode, "note": ans.Note, "provider": ans.Provider,
 			"truncated": ans.Truncated, "question": ans.Question, "standalone": ans.Standalone,
-			"session_id": ans.SessionID, "message_id": ans.MessageID, "warning": ans.Warning, "claims": ans.Claims})
+			"session_id": ans.SessionID, "message_id": ans.MessageID, "warning": ans.Warning, "claims": ans.Claims,
+			"cached": ans.Cached != nil, "cached_from": ans.Cached})
 	}()
 	return id, nil
 }
@@ -91,6 +93,12 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 // model even past the budget cap.
 func (a *App) AskInSession(sessionID, question string, docIDs []string, overrideBudget bool) (string, error) {
 	return a.startAsk(question, engine.AskOptions{SessionID: sessionID, DocIDs: docIDs, OverrideBudget: overrideBudget})
+}
+
+// AskFresh asks again in a study session without the answer cache (sessionID "" starts
+// a new one): the model answers, and its answer replaces the cached one. Events as for Ask.
+func (a *App) AskFresh(sessionID, question string, docIDs []string, overrideBudget bool) (string, error) {
+	return a.startAsk(question, engine.AskOptions{SessionID: sessionID, DocIDs: docIDs, OverrideBudget: overrideBudget, Fresh: true})
 }
 
 // ListSessions lists the study sessions, most recently used first.

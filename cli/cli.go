@@ -45,12 +45,15 @@ Usage:
   carrel [flags]                      open the desktop app
   carrel [flags] ingest PATH...       add files or folders; one JSON line per document
   carrel [flags] search [--json] [--k N] [--mode hybrid|lexical|vector] QUESTION
-  carrel [flags] ask [--json] [--session ID] [--docs IDS] [--override-budget] QUESTION
+  carrel [flags] ask [--json] [--session ID] [--docs IDS] [--override-budget] [--fresh] QUESTION
                                       ask in a new study session, or continue one
+                                      (--fresh: ask the model even if the answer cache has it)
   carrel [flags] sessions list|show ID|export ID|rename ID TITLE|delete ID
   carrel [flags] keys status|set PROVIDER|delete PROVIDER   API keys in the OS keyring
   carrel [flags] status               what works now (Ollama, models, mode)
   carrel [flags] stats [--json]       questions, latency, tokens and cost, per day and in total
+  carrel [flags] memory list|add|edit|rm|on|off   what Carrel remembers about you
+  carrel [flags] cache status|clear|on|off|calibrate   the answer cache
   carrel [flags] serve [--addr 127.0.0.1:8080]   the app in a browser
 
 Flags:
@@ -119,10 +122,10 @@ func Run(args []string, env Env) (engine.Config, int, error) {
 	}
 	cmd, cmdArgs := rest[0], rest[1:]
 	run, ok := map[string]func(context.Context, *engine.Engine, []string, Env) error{
-		"ingest": ingestCmd, "search": searchCmd, "ask": askCmd, "status": statusCmd, "serve": serveCmd, "sessions": sessionsCmd, "keys": keysCmd, "eval": evalCmd, "stats": statsCmd,
+		"ingest": ingestCmd, "search": searchCmd, "ask": askCmd, "status": statusCmd, "serve": serveCmd, "sessions": sessionsCmd, "keys": keysCmd, "eval": evalCmd, "stats": statsCmd, "memory": memoryCmd, "cache": cacheCmd,
 	}[cmd]
 	if !ok {
-		return cfg, 2, fmt.Errorf("unknown command %q: use ingest, search, ask, sessions, keys, status or serve (carrel -h for help)", cmd)
+		return cfg, 2, fmt.Errorf("unknown command %q: use ingest, search, ask, sessions, memory, cache, keys, stats, status or serve (carrel -h for help)", cmd)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -238,6 +241,7 @@ func askCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) err
 	docs := fsg.String("docs", "", "comma-separated document ids to search (default all, or the session's)")
 	session := fsg.String("session", "", "continue this study session (default: start a new one)")
 	override := fsg.Bool("override-budget", false, "answer with the cloud model even past the budget cap")
+	fresh := fsg.Bool("fresh", false, "ask the model even when the answer cache holds an answer (and replace it)")
 	if err := fsg.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -245,7 +249,7 @@ func askCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) err
 	if q == "" {
 		return usageError{errors.New("ask: give a question")}
 	}
-	opt := engine.AskOptions{SessionID: *session, OverrideBudget: *override}
+	opt := engine.AskOptions{SessionID: *session, OverrideBudget: *override, Fresh: *fresh}
 	if *docs != "" || *session == "" {
 		opt.DocIDs = splitList(*docs)
 	}
@@ -271,6 +275,9 @@ func askCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) err
 	}
 	if ans.Note != "" {
 		fmt.Fprintln(env.Stdout, "\n"+ans.Note)
+	}
+	if ans.Cached != nil {
+		fmt.Fprintln(env.Stdout, "\n"+cachedLine(ans.Cached))
 	}
 	if len(ans.Citations) > 0 {
 		fmt.Fprintln(env.Stdout, "\nSources:")

@@ -62,9 +62,12 @@ type Calibration struct {
 	// Same and Different are the cosine distributions of each kind of pair.
 	Same      Dist `json:"same"`
 	Different Dist `json:"different"`
-	// Threshold is the one chosen: just above the highest different pair, never below
-	// MinThreshold.
-	Threshold float64 `json:"threshold"`
+	// Threshold is the one chosen: just above the highest different pair that the word
+	// check lets through (what the embedding must catch), never below MinThreshold.
+	// ThresholdAlone is what the embedding alone would need: just above every different
+	// pair.
+	Threshold      float64 `json:"threshold"`
+	ThresholdAlone float64 `json:"threshold_alone"`
 	// EmbeddingRecall is the share of paraphrases at or above Threshold; EmbeddingFalse the
 	// share of different pairs at or above it (embedding alone).
 	EmbeddingRecall float64 `json:"embedding_recall"`
@@ -117,9 +120,14 @@ func Calibrate(model string, pairs []Pair, cos []float64) Calibration {
 		}
 	}
 	c.Same, c.Different = dist(same), dist(diff)
-	c.Threshold = MinThreshold
+	c.Threshold, c.ThresholdAlone = MinThreshold, MinThreshold
 	if c.Different.N > 0 {
-		c.Threshold = max(MinThreshold, min(0.99, c.Different.Max+0.01))
+		c.ThresholdAlone = max(MinThreshold, min(0.999, c.Different.Max+0.01))
+	}
+	for i, p := range pairs {
+		if !p.Same && Agree(p.A, p.B) {
+			c.Threshold = max(c.Threshold, min(0.999, cos[i]+0.01))
+		}
 	}
 	var nSame, nDiff int
 	var eR, eF, wR, wF, hR, hF int

@@ -62,13 +62,23 @@ func TestCalibrate(t *testing.T) {
 		{A: "What is a map?", B: "What's a map", Same: true},
 	}
 	c := Calibrate("m", pairs, []float64{0.97, 0.90, 0.88})
-	if c.Threshold < 0.909 || c.Threshold > 0.911 {
-		t.Errorf("threshold %v, want just above the highest different pair (0.91)", c.Threshold)
+	if c.ThresholdAlone < 0.909 || c.ThresholdAlone > 0.911 {
+		t.Errorf("threshold alone %v, want just above the highest different pair (0.91)", c.ThresholdAlone)
 	}
-	if c.EmbeddingRecall != 0.5 || c.EmbeddingFalse != 0 || c.WordsRecall != 1 || c.HitRecall != 0.5 || c.HitFalse != 0 {
+	// The word check rejects the different pair, so the embedding need not: the floor.
+	if c.Threshold != MinThreshold {
+		t.Errorf("threshold %v, want the floor %v", c.Threshold, MinThreshold)
+	}
+	if c.EmbeddingRecall != 1 || c.EmbeddingFalse != 1 || c.WordsRecall != 1 || c.HitRecall != 1 || c.HitFalse != 0 {
 		t.Errorf("rates: %+v", c)
 	}
-	if c.Same.N != 2 || c.Same.Min != 0.88 || c.Different.Max != 0.90 {
+	// A different pair the words let through raises the threshold above it.
+	pairs = append(pairs, Pair{A: "Does the dog bite the man?", B: "Does the man bite the dog?", Same: false})
+	c = Calibrate("m", pairs, []float64{0.97, 0.90, 0.88, 0.95})
+	if c.Threshold < 0.959 || c.Threshold > 0.961 || c.HitFalse != 0 || c.HitRecall != 0.5 {
+		t.Errorf("with a word-order pair: %+v", c)
+	}
+	if c.Same.N != 2 || c.Same.Min != 0.88 || c.Different.Max != 0.95 || c.Different.N != 2 {
 		t.Errorf("distributions: %+v %+v", c.Same, c.Different)
 	}
 }

@@ -56,6 +56,8 @@ type Answer struct {
 	MessageID int64  `json:"message_id,omitempty"`
 	// Warning is a one-line notice for the user, such as a budget nearly spent.
 	Warning string `json:"warning,omitempty"`
+	// Cached says where a reused answer came from (nil when a model answered now).
+	Cached *CachedFrom `json:"cached,omitempty"`
 	// Claims are the answer's sentences with the passage text supporting each (character
 	// spans for the viewer to highlight); unsupported sentences are marked. Empty when
 	// no model wrote the answer.
@@ -93,6 +95,8 @@ type Request struct {
 	// Tokens estimates token counts for the budget; 0 is the default ratio. Calibrate it
 	// per model with the answer's PromptBytes and Usage.PromptTokens.
 	Tokens Estimator
+	// AboutUser are the user's memories, put in the prompt apart from the passages.
+	AboutUser []string
 }
 
 // Respond produces the answer for req, streaming events to fn. When the model fails
@@ -127,7 +131,7 @@ func Respond(ctx context.Context, req Request, fn func(Event) error) (*Answer, e
 	if maxTokens <= 0 {
 		maxTokens = 1024
 	}
-	msgs, kept := MessagesEstimated(req.Question, req.Passages, numCtx-maxTokens, req.Tokens)
+	msgs, kept := MessagesAbout(req.Question, req.AboutUser, req.Passages, numCtx-maxTokens, req.Tokens)
 	if err := fn(Event{IsStart: true, Start: kept}); err != nil {
 		return nil, err
 	}

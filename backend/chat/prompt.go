@@ -74,7 +74,15 @@ func Messages(question string, passages []Passage, budget int) ([]llm.Message, [
 
 // MessagesEstimated is [Messages] with token counts estimated by est.
 func MessagesEstimated(question string, passages []Passage, budget int, est Estimator) ([]llm.Message, []Passage) {
-	used := est.Tokens(systemPrompt) + est.Tokens(question) + 32
+	return MessagesAbout(question, nil, passages, budget, est)
+}
+
+// MessagesAbout is [MessagesEstimated] with what the user told Carrel about themselves
+// (long-term memory) in a section of its own after the passages: context to pitch the
+// answer by, never a source to cite, so it is kept apart from the numbered passages.
+func MessagesAbout(question string, about []string, passages []Passage, budget int, est Estimator) ([]llm.Message, []Passage) {
+	aboutUser := aboutSection(about)
+	used := est.Tokens(systemPrompt) + est.Tokens(question) + est.Tokens(aboutUser) + 32
 	var b strings.Builder
 	kept := passages[:0:0]
 	for _, p := range passages {
@@ -87,8 +95,23 @@ func MessagesEstimated(question string, passages []Passage, budget int, est Esti
 		b.WriteString(block)
 		kept = append(kept, p)
 	}
-	user := "Passages:\n\n" + b.String() + "Question: " + question + "\nAnswer (cite passages as [n]):"
+	user := "Passages:\n\n" + b.String() + aboutUser + "Question: " + question + "\nAnswer (cite passages as [n]):"
 	return []llm.Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: user}}, kept
+}
+
+// aboutSection renders the user's memories, "" when there are none.
+func aboutSection(about []string) string {
+	var b strings.Builder
+	for _, a := range about {
+		if a = strings.Join(strings.Fields(a), " "); a != "" {
+			b.WriteString("- The user " + a + "\n")
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "About the user (what they told you about themselves; use it to pitch the answer, never as a source to cite):\n" +
+		b.String() + "\n"
 }
 
 func formatPassage(p Passage) string {

@@ -26,6 +26,7 @@ type Engine struct {
 	lex    *index.Lexical
 	vec    *index.Vectors
 	ollama *llm.Ollama
+	cache  *answerCache // the answer cache's vector index (cache.go)
 
 	// ingestMu serialises index writes of different documents.
 	ingestMu sync.Mutex
@@ -66,6 +67,10 @@ func Open(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("open vector index: %w", err)
 	}
 	e := &Engine{cfg: cfg, lib: lib, lex: lex, vec: vec, ollama: newOllama(cfg), numCtx: map[string]int{}, inflight: map[string]bool{}}
+	if e.cache, err = openCache(context.Background(), cfg.Dir, lib); err != nil {
+		e.Close()
+		return nil, err
+	}
 	if err := e.reconcile(context.Background()); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("check indexes against the library: %w", err)
@@ -77,7 +82,7 @@ func Open(cfg Config) (*Engine, error) {
 func (e *Engine) Close() error {
 	e.ingestMu.Lock()
 	defer e.ingestMu.Unlock()
-	return errors.Join(e.vec.Close(), e.lex.Close(), e.lib.Close())
+	return errors.Join(e.vec.Close(), e.lex.Close(), e.cache.close(), e.lib.Close())
 }
 
 // Library gives read access to the library.

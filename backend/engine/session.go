@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"slices"
@@ -25,6 +26,11 @@ type AskOptions struct {
 	DocIDs []string
 	// OverrideBudget answers with a cloud model even past the budget cap.
 	OverrideBudget bool
+	// Fresh asks the model even when the answer cache holds an answer, and replaces that
+	// answer with the new one ("ask again fresh").
+	Fresh bool
+	// OnLearn, when set, is told of memories learnt from the question (after the answer).
+	OnLearn func([]library.Memory)
 }
 
 // NewSessionID returns a fresh random session id.
@@ -39,6 +45,11 @@ func NewSessionID() string {
 // fixed rule) for retrieval and the prompt, the answer with its citations, and its usage
 // and cost. A stopped or cut-off answer is saved with what arrived, marked. The answer
 // carries the session and message ids.
+//
+// An answer the cache holds for the same standalone question (same scope, model family
+// and documents; see lookupCache) is reused without the model, marked Cached, unless
+// opt.Fresh. Once the answer is produced, the question (the user's own words only) is
+// read for durable facts about the user (long-term memory).
 func (e *Engine) AskSession(ctx context.Context, question string, opt AskOptions, fn func(AskEvent) error) (*chat.Answer, error) {
 	question = strings.TrimSpace(question)
 	if question == "" {
@@ -70,7 +81,38 @@ func (e *Engine) AskSession(ctx context.Context, question string, opt AskOptions
 		}
 		return fn(ev)
 	}
-	ans, err := e.answer(ctx, st, m, standalone, sess.DocIDs, withSession)
+	about := e.aboutUser(ctx)
+	family := ""
+	if m.provider != nil {
+		family = modelFamily(m.provider.Name(), m.name)
+	}
+	var scope cacheScope
+	useCache := family != "" && e.cacheEnabled(ctx)
+	if useCache {
+		if scope, err = e.scopeOf(ctx, sess.DocIDs, about); err != nil {
+			slog.Warn("answer cache: reading the scope", "err", err)
+			useCache = false
+		}
+	}
+	var hit *cacheHit
+	if useCache && !opt.Fresh {
+		if hit, err = e.lookupCache(ctx, st, standalone, family, scope); err != nil {
+			slog.Warn("answer cache: lookup", "err", err)
+		}
+	}
+	var ans *chat.Answer
+	if hit != nil {
+		// No model in the loop: the saved answer, as if streamed in one piece.
+		ans, err = cachedAnswer(hit), nil
+		if ferr := withSession(AskEvent{IsStart: true, Start: ans.Citations}); ferr != nil {
+			return nil, ferr
+		}
+		if ferr := withSession(AskEvent{Token: ans.Text}); ferr != nil {
+			return nil, ferr
+		}
+	} else {
+		ans, err = e.answerAbout(ctx, st, m, standalone, sess.DocIDs, about, withSession)
+	}
 	if errors.Is(err, llm.ErrModelNotFound) || errors.Is(err, llm.ErrUnreachable) {
 		// Removed or stopped since the status was checked: the next question answers
 		// without it (the passages), saying why.
@@ -117,11 +159,29 @@ func (e *Engine) AskSession(ctx context.Context, question string, opt AskOptions
 		return ans, errors.Join(err, serr)
 	}
 	ans.SessionID, ans.MessageID = sess.ID, msg.ID
-	e.recordMetric(ctx, ans, msg.Status, began, rewritten, retrieved, firstToken)
+	saved := 0.0
+	switch {
+	case hit != nil:
+		saved = hit.entry.CostUSD
+		if src, jerr := json.Marshal(ans.Cached); jerr == nil {
+			if herr := e.lib.MarkCacheHit(context.WithoutCancel(ctx), msg.ID, string(src)); herr != nil {
+				slog.Warn("answer cache: record the hit", "err", herr)
+			}
+		}
+	case useCache && err == nil && msg.Status == library.MessageDone:
+		e.storeCache(ctx, st, ans, standalone, family, scope, sess.Title)
+	}
+	e.recordMetric(ctx, ans, msg.Status, hit != nil, saved, began, rewritten, retrieved, firstToken)
 	if ans.Usage.CostUSD > 0 {
 		// The budget as this answer leaves it.
 		if meter, merr := e.Meter(context.WithoutCancel(ctx)); merr == nil && meter.Warning != "" {
 			ans.Warning = meter.Warning
+		}
+	}
+	if msg.Status != library.MessageFailed {
+		// Only now, with the answer produced, and only from the user's own words.
+		if learnt := e.learn(ctx, question, sess.ID); len(learnt) > 0 && opt.OnLearn != nil {
+			opt.OnLearn(learnt)
 		}
 	}
 	return ans, err
@@ -195,6 +255,11 @@ type answerModel struct {
 
 // answer retrieves passages for question within docIDs and streams the answer from m.
 func (e *Engine) answer(ctx context.Context, st Status, m answerModel, question string, docIDs []string, fn func(AskEvent) error) (*chat.Answer, error) {
+	return e.answerAbout(ctx, st, m, question, docIDs, e.aboutUser(ctx), fn)
+}
+
+// answerAbout is answer with the user's memories (about) in the prompt.
+func (e *Engine) answerAbout(ctx context.Context, st Status, m answerModel, question string, docIDs, about []string, fn func(AskEvent) error) (*chat.Answer, error) {
 	cfg := e.Config()
 	hits, err := e.Search(ctx, question, SearchOptions{K: cfg.TopK, DocIDs: docIDs})
 	if err != nil {
@@ -218,7 +283,8 @@ func (e *Engine) answer(ctx context.Context, st Status, m answerModel, question 
 		}
 	}
 	req := chat.Request{Question: question, Passages: passages, Searched: searched, SearchedTitles: titles, MaxTokens: cfg.MaxTokens,
-		Model: m.provider, ModelName: m.name, NumCtx: m.numCtx, NoModelReason: m.reason, KeepAlive: e.keepAlive(), Tokens: m.tokens}
+		Model: m.provider, ModelName: m.name, NumCtx: m.numCtx, NoModelReason: m.reason, KeepAlive: e.keepAlive(), Tokens: m.tokens,
+		AboutUser: about}
 	if fn == nil {
 		fn = func(AskEvent) error { return nil }
 	}
@@ -303,9 +369,19 @@ func (e *Engine) Session(ctx context.Context, id string) (SessionDetail, error) 
 	if err != nil {
 		return SessionDetail{}, err
 	}
+	hits, err := e.lib.CacheHits(ctx, id)
+	if err != nil {
+		return SessionDetail{}, err
+	}
 	d := SessionDetail{Session: s, Messages: make([]SessionMessage, len(msgs)), Scope: []string{}}
 	for i, m := range msgs {
 		d.Messages[i] = SessionMessage{Message: m, Claims: []chat.Claim{}}
+		if src, ok := hits[m.ID]; ok {
+			var from chat.CachedFrom
+			if json.Unmarshal([]byte(src), &from) == nil {
+				d.Messages[i].Cached = &from
+			}
+		}
 		if m.Mode == chat.ModeModel {
 			d.Messages[i].Claims = chat.Claims(m.Answer, passagesOf(m.Citations))
 		}
@@ -325,6 +401,8 @@ func (e *Engine) Session(ctx context.Context, id string) (SessionDetail, error) 
 type SessionMessage struct {
 	library.Message
 	Claims []chat.Claim `json:"claims"`
+	// Cached says where an answer served from the cache came from.
+	Cached *chat.CachedFrom `json:"cached,omitempty"`
 }
 
 func passagesOf(cs []library.Citation) []chat.Passage {
@@ -399,7 +477,8 @@ func (e *Engine) searchedTitles(ctx context.Context, docIDs []string) ([]string,
 
 // recordMetric keeps one answer's latency, tokens and cost for the stats view. Without a
 // first token (no model, nothing found) the time to the whole answer stands for it.
-func (e *Engine) recordMetric(ctx context.Context, ans *chat.Answer, status string, began, rewritten, retrieved, firstToken time.Time) {
+// A cache hit records Cached and, as SavedUSD, what the reused answer cost.
+func (e *Engine) recordMetric(ctx context.Context, ans *chat.Answer, status string, cached bool, saved float64, began, rewritten, retrieved, firstToken time.Time) {
 	end := time.Now()
 	ms := func(a, b time.Time) float64 { return float64(b.Sub(a).Microseconds()) / 1000 }
 	if retrieved.IsZero() {
@@ -410,7 +489,8 @@ func (e *Engine) recordMetric(ctx context.Context, ans *chat.Answer, status stri
 	}
 	m := library.AnswerMetric{At: began, Mode: ans.Mode, Provider: ans.Provider, Model: ans.Model, Status: status,
 		RetrievalMS: ms(rewritten, retrieved), TTFTMS: ms(began, firstToken), TotalMS: ms(began, end),
-		PromptTokens: ans.Usage.PromptTokens, CompletionTokens: ans.Usage.CompletionTokens, CostUSD: ans.Usage.CostUSD}
+		PromptTokens: ans.Usage.PromptTokens, CompletionTokens: ans.Usage.CompletionTokens, CostUSD: ans.Usage.CostUSD,
+		Cached: cached, SavedUSD: saved}
 	if err := e.lib.AddMetric(context.WithoutCancel(ctx), m); err != nil {
 		slog.Warn("recording answer metrics", "err", err)
 	}

@@ -77,6 +77,14 @@ type Options struct {
 	ContextLength int
 	// Words replaces [DefaultWords] when not nil.
 	Words []string
+	// MeanPool makes an embedding model whose vectors mean something. llama.cpp embeds
+	// a llama model by its last token's hidden state, so the first block averages: its
+	// queries are zero, so attention is uniform over the text, its values and output are
+	// the identity (scaled up), and everything else adds nothing; the last token's state
+	// is then mostly the mean of the text's normalised token embeddings (control tokens
+	// embed as zero). Texts sharing words are near; give it a vocabulary of whole words
+	// (Words) for that to hold at the word level.
+	MeanPool bool
 }
 
 func (o Options) withDefaults() Options {
@@ -201,18 +209,50 @@ func Write(w io.Writer, opts Options) error {
 		{"output_norm.weight", []uint64{Width}, ones(Width)},
 		{"output.weight", []uint64{Width, uint64(nVocab)}, output},
 	}
+	// Weights of a block: random, or for a mean-pooling embedder (see Options) zero,
+	// except the first block's values and output.
+	identity := func(scale float32) []float32 {
+		out := make([]float32, Width*Width)
+		for i := range Width {
+			out[i*Width+i] = scale
+		}
+		return out
+	}
+	weights := func(b int, name string, n int) []float32 {
+		if !opts.MeanPool {
+			return gauss(n, 0.02)
+		}
+		switch {
+		case b == 0 && name == "attn_v":
+			return identity(1)
+		case b == 0 && name == "attn_output":
+			return identity(20)
+		case name == "attn_k" || name == "ffn_gate" || name == "ffn_up":
+			return gauss(n, 0.02) // multiplied by zero queries or outputs: harmless
+		}
+		return make([]float32, n)
+	}
+	if opts.MeanPool {
+		emb := gauss(Width*nVocab, 1)
+		for tok := range nVocab {
+			if types[tok] == tokenControl || types[tok] == tokenUnknown {
+				clear(emb[tok*Width : (tok+1)*Width])
+			}
+		}
+		tensors[0].data = emb
+	}
 	for b := range Blocks {
 		p := fmt.Sprintf("blk.%d.", b)
 		tensors = append(tensors,
 			tensor{p + "attn_norm.weight", []uint64{Width}, ones(Width)},
-			tensor{p + "attn_q.weight", []uint64{Width, Width}, gauss(Width*Width, 0.02)},
-			tensor{p + "attn_k.weight", []uint64{Width, Width}, gauss(Width*Width, 0.02)},
-			tensor{p + "attn_v.weight", []uint64{Width, Width}, gauss(Width*Width, 0.02)},
-			tensor{p + "attn_output.weight", []uint64{Width, Width}, gauss(Width*Width, 0.02)},
+			tensor{p + "attn_q.weight", []uint64{Width, Width}, weights(b, "attn_q", Width*Width)},
+			tensor{p + "attn_k.weight", []uint64{Width, Width}, weights(b, "attn_k", Width*Width)},
+			tensor{p + "attn_v.weight", []uint64{Width, Width}, weights(b, "attn_v", Width*Width)},
+			tensor{p + "attn_output.weight", []uint64{Width, Width}, weights(b, "attn_output", Width*Width)},
 			tensor{p + "ffn_norm.weight", []uint64{Width}, ones(Width)},
-			tensor{p + "ffn_gate.weight", []uint64{Width, FeedForward}, gauss(Width*FeedForward, 0.02)},
-			tensor{p + "ffn_down.weight", []uint64{FeedForward, Width}, gauss(FeedForward*Width, 0.02)},
-			tensor{p + "ffn_up.weight", []uint64{Width, FeedForward}, gauss(Width*FeedForward, 0.02)},
+			tensor{p + "ffn_gate.weight", []uint64{Width, FeedForward}, weights(b, "ffn_gate", Width*FeedForward)},
+			tensor{p + "ffn_down.weight", []uint64{FeedForward, Width}, weights(b, "ffn_down", FeedForward*Width)},
+			tensor{p + "ffn_up.weight", []uint64{Width, FeedForward}, weights(b, "ffn_up", Width*FeedForward)},
 		)
 	}
 

@@ -1,0 +1,72 @@
+package app
+
+import (
+	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/library"
+)
+
+// EventMemoryChanged carries the MemorySettings after memories were learnt or edited.
+const EventMemoryChanged = "memory:changed"
+
+// MemorySettings is what the settings' memory section shows.
+type MemorySettings struct {
+	Enabled  bool             `json:"enabled"`
+	Memories []library.Memory `json:"memories"`
+}
+
+// Memory returns whether memory is on and every memory kept.
+func (a *App) Memory() (MemorySettings, error) {
+	list, err := a.eng.Memories(a.ctx)
+	if err != nil {
+		return MemorySettings{}, err
+	}
+	return MemorySettings{Enabled: a.eng.MemoryEnabled(a.ctx), Memories: list}, nil
+}
+
+// SetMemoryEnabled turns long-term memory on or off.
+func (a *App) SetMemoryEnabled(on bool) (MemorySettings, error) {
+	if err := a.eng.SetMemoryEnabled(a.ctx, on); err != nil {
+		return MemorySettings{}, err
+	}
+	return a.memoryChanged()
+}
+
+// AddMemory stores a fact about the user ("prefers short answers"); kind is preference,
+// context or goal ("" for context).
+func (a *App) AddMemory(kind, text string) (MemorySettings, error) {
+	if _, err := a.eng.AddMemory(a.ctx, kind, text); err != nil {
+		return MemorySettings{}, err
+	}
+	return a.memoryChanged()
+}
+
+// EditMemory changes a memory's text.
+func (a *App) EditMemory(id int64, text string) (MemorySettings, error) {
+	if _, err := a.eng.EditMemory(a.ctx, id, text); err != nil {
+		return MemorySettings{}, err
+	}
+	return a.memoryChanged()
+}
+
+// DeleteMemory forgets a memory.
+func (a *App) DeleteMemory(id int64) (MemorySettings, error) {
+	if err := a.eng.DeleteMemory(a.ctx, id); err != nil {
+		return MemorySettings{}, err
+	}
+	return a.memoryChanged()
+}
+
+// CacheStatus says whether the answer cache is on, how many answers it keeps and how it
+// matches questions (by meaning, or by words without an embedding model).
+func (a *App) CacheStatus() (engine.CacheStatus, error) {
+	return a.eng.CacheStatus(a.ctx)
+}
+
+// memoryChanged emits and returns the memory settings as they are now.
+func (a *App) memoryChanged() (MemorySettings, error) {
+	m, err := a.Memory()
+	if err == nil {
+		a.emit.Emit(EventMemoryChanged, m)
+	}
+	return m, err
+}

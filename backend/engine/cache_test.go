@@ -1,0 +1,305 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/carrel-app/carrel/backend/cache"
+	"github.com/carrel-app/carrel/backend/chat"
+	"github.com/carrel-app/carrel/internal/testollama"
+	"github.com/zalando/go-keyring"
+)
+
+// openForCache opens an engine on the test Ollama with the word-meaning embedding model
+// and one small document, with the threshold the calibration pairs call for.
+func openForCache(t *testing.T, srv *testollama.Server, dir string) (*Engine, string) {
+	t.Helper()
+	embed := testollama.MeaningModel(t, srv)
+	note := filepath.Join(dir, "walden.md")
+	if _, err := os.Stat(note); err != nil {
+		if err := os.WriteFile(note, []byte(woods), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+		EmbedModel: embed, MaxTokens: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	// The threshold the calibration pairs call for with this model.
+	pairs, err := cache.ReadPairs(filepath.Join("..", "cache", "testdata", "pairs.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := eng.CalibrateCache(context.Background(), pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.SetCacheThreshold(context.Background(), c.Threshold); err != nil {
+		t.Fatal(err)
+	}
+	r, err := eng.IngestFile(context.Background(), note, nil)
+	if err != nil || (r.Status != Inserted && r.Status != Skipped) {
+		t.Fatalf("ingest: %+v %v", r, err)
+	}
+	return eng, r.DocID
+}
+
+func ask(t *testing.T, eng *Engine, q string, opt AskOptions) *chat.Answer {
+	t.Helper()
+	ans, err := eng.AskSession(context.Background(), q, opt, nil)
+	if err != nil {
+		t.Fatalf("ask %q: %v", q, err)
+	}
+	return ans
+}
+
+// verifies the answer cache against the real test Ollama: a paraphrased repeat reuses
+// the answer without the model; a different question sharing words does not; a
+// follow-up whose rewrite matches an earlier question does; another scope or model
+// family does not; a change to a document in scope (one added, one removed) invalidates;
+// "ask again fresh" bypasses and replaces the entry; and the cache survives a restart.
+func TestAnswerCache(t *testing.T) {
+	srv := testollama.Start(t)
+	dir := t.TempDir()
+	eng, docID := openForCache(t, srv, dir)
+	ctx := context.Background()
+	all := AskOptions{DocIDs: []string{}}
+
+	first := ask(t, eng, "Why did Thoreau live in the woods?", all)
+	if first.Cached != nil || first.Mode != chat.ModeModel || first.Usage.CompletionTokens == 0 {
+		t.Fatalf("first answer: %+v", first)
+	}
+	// The same question reworded: reused, no model call (no tokens), the source named.
+	var events []AskEvent
+	again, err := eng.AskSession(ctx, "So why did Thoreau live in the woods?", all, func(ev AskEvent) error {
+		events = append(events, ev)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Cached == nil || again.Text != first.Text || again.Usage.CompletionTokens != 0 || again.Usage.PromptTokens != 0 ||
+		again.Cached.SessionID != first.SessionID || again.Cached.MessageID != first.MessageID || again.Cached.Match != "meaning" ||
+		again.Cached.Similarity < cacheThresholdForTest || len(again.Citations) != len(first.Citations) || len(again.Claims) != len(first.Claims) {
+		t.Fatalf("paraphrase: %+v (cached %+v)", again, again.Cached)
+	}
+	if len(events) != 2 || !events[0].IsStart || events[1].Token != first.Text {
+		t.Fatalf("a cached answer streams its passages then its text: %+v", events)
+	}
+	// Shares most words, asks something else.
+	if other := ask(t, eng, "What did Thoreau eat in the woods?", all); other.Cached != nil {
+		t.Fatalf("different question hit the cache: %+v", other.Cached)
+	}
+	if when := ask(t, eng, "When did Thoreau live in the woods?", all); when.Cached != nil {
+		t.Fatalf("a when-question hit a why-question: %+v", when.Cached)
+	}
+	// An exact repeat in a session of its own, then scoped elsewhere.
+	s := ask(t, eng, "Why did Thoreau live in the woods?", all)
+	if s.Cached == nil {
+		t.Fatal("exact repeat missed")
+	}
+	// Another scope, another model family.
+	if scoped := ask(t, eng, "Why did Thoreau live in the woods?", AskOptions{DocIDs: []string{docID}}); scoped.Cached != nil {
+		t.Fatalf("another scope hit: %+v", scoped.Cached)
+	}
+	scope, err := eng.scopeOf(ctx, nil, eng.aboutUser(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := eng.Status(ctx)
+	if h, err := eng.lookupCache(ctx, st, "Why did Thoreau live in the woods?", "ollama/other-model", scope); h != nil || err != nil {
+		t.Fatalf("another model family hit: %+v %v", h, err)
+	}
+	if h, _ := eng.lookupCache(ctx, st, "Why did Thoreau live in the woods?", modelFamily("ollama", srv.ChatModel+":latest"), scope); h == nil {
+		t.Fatal("the same family under its :latest tag missed")
+	}
+
+	// Ask again fresh: the model answers, and its answer replaces the entry.
+	before, _ := eng.lib.CacheIDs(ctx)
+	fresh := ask(t, eng, "Why did Thoreau live in the woods?", AskOptions{DocIDs: []string{}, Fresh: true})
+	after, _ := eng.lib.CacheIDs(ctx)
+	if fresh.Cached != nil || fresh.Usage.CompletionTokens == 0 || len(after) != len(before) {
+		t.Fatalf("fresh: cached %+v, %d tokens, entries %d → %d", fresh.Cached, fresh.Usage.CompletionTokens, len(before), len(after))
+	}
+	if h := ask(t, eng, "Why did Thoreau live in the woods?", all); h.Cached == nil || h.Cached.MessageID != fresh.MessageID {
+		t.Fatalf("after fresh, the hit should be the fresh answer: %+v", h.Cached)
+	}
+
+	// The cache persists across a restart (SQLite and its FAISS index).
+	eng.Close()
+	eng, _ = openForCache(t, srv, dir)
+	if h := ask(t, eng, "So why did Thoreau live in the woods?", all); h.Cached == nil || h.Cached.Match != "meaning" {
+		t.Fatalf("after a restart: %+v", h.Cached)
+	}
+
+	// A document added to the library changes what a whole-library question searched.
+	extra := filepath.Join(dir, "pond.md")
+	os.WriteFile(extra, []byte("# The pond\n\nWalden Pond is deep and clear; Thoreau sounded it in winter.\n"), 0o644)
+	r, err := eng.IngestFile(ctx, extra, nil)
+	if err != nil || r.Status != Inserted {
+		t.Fatalf("ingest: %+v %v", r, err)
+	}
+	if h := ask(t, eng, "Why did Thoreau live in the woods?", all); h.Cached != nil {
+		t.Fatalf("hit after a document was added: %+v", h.Cached)
+	}
+	if h := ask(t, eng, "Why did Thoreau live in the woods?", all); h.Cached == nil {
+		t.Fatal("the new answer was not cached")
+	}
+	// Removing a document deletes every entry that searched it, at once.
+	n, _ := eng.lib.CacheIDs(ctx)
+	if err := eng.Remove(ctx, r.DocID); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := eng.lib.CacheIDs(ctx)
+	if len(left) >= len(n) {
+		t.Fatalf("entries after removing a document: %d, before %d", len(left), len(n))
+	}
+	if h := ask(t, eng, "Why did Thoreau live in the woods?", all); h.Cached != nil {
+		t.Fatalf("hit after a document was removed: %+v", h.Cached)
+	}
+	// An edited document is new bytes, a new id: a session scoped to the old one misses.
+	// (The scoped answer from before still holds: its document did not change.)
+	if h := ask(t, eng, "Why did Thoreau live in the woods?", AskOptions{DocIDs: []string{docID}}); h.Cached == nil {
+		t.Fatal("scoped repeat missed though its document is unchanged")
+	}
+	if err := eng.Remove(ctx, docID); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "walden.md"), []byte(strings.Replace(woods, "two acres", "three acres", 1)), 0o644)
+	if _, err := eng.IngestFile(ctx, filepath.Join(dir, "walden.md"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := eng.AskSession(ctx, "Why did Thoreau live in the woods?", AskOptions{DocIDs: []string{docID}}, nil); h != nil && h.Cached != nil {
+		t.Fatalf("hit after the document in scope was edited: %+v", h.Cached)
+	}
+}
+
+// cacheThresholdForTest is the floor the engine tests' hits must reach.
+const cacheThresholdForTest = 0.85
+
+// verifies that without an embedding model the cache matches on content words only, and
+// says so.
+func TestAnswerCacheWithoutEmbeddings(t *testing.T) {
+	srv := testollama.Start(t)
+	dir := t.TempDir()
+	note := filepath.Join(dir, "walden.md")
+	os.WriteFile(note, []byte(woods), 0o644)
+	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+		EmbedModel: "no-such-embedder", MaxTokens: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if _, err := eng.IngestFile(context.Background(), note, nil); err != nil {
+		t.Fatal(err)
+	}
+	first := ask(t, eng, "What did Thoreau plant?", AskOptions{})
+	hit := ask(t, eng, "what did Thoreau plant", AskOptions{})
+	if first.Cached != nil || hit.Cached == nil || hit.Cached.Match != "words" || hit.Cached.Similarity != 0 {
+		t.Fatalf("words-only cache: first %+v, repeat %+v", first.Cached, hit.Cached)
+	}
+	if miss := ask(t, eng, "What did Emerson plant?", AskOptions{}); miss.Cached != nil {
+		t.Fatalf("different subject hit: %+v", miss.Cached)
+	}
+	cs, err := eng.CacheStatus(context.Background())
+	// "Emerson" is in no document: "not in your documents" is never cached.
+	if err != nil || cs.Match != "words" || !strings.Contains(cs.Note, "no-such-embedder") || cs.Entries != 1 {
+		t.Fatalf("status: %+v %v", cs, err)
+	}
+}
+
+// fakeRewritingOpenAI is an OpenAI-compatible server whose model rewrites follow-ups
+// into "What did Thoreau plant?" (10 + 5 tokens) and answers anything else with a
+// sentence (1000 + 100 tokens).
+func fakeRewritingOpenAI(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var calls atomic.Int32
+	chunk := func(delta, finish, usage string) string {
+		choices := `[{"index":0,"delta":` + delta + `,"logprobs":null,"finish_reason":` + finish + `}]`
+		if usage != "null" {
+			choices = "[]"
+		}
+		return `data: {"id":"chatcmpl-9","object":"chat.completion.chunk","created":1764460800,"model":"gpt-4.1-mini-2025-04-14","choices":` +
+			choices + `,"usage":` + usage + "}\n\n"
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		body, _ := io.ReadAll(r.Body)
+		text, pt, ct := "Thoreau planted beans and potatoes.", 1000, 100
+		if strings.Contains(string(body), "You rewrite follow-up questions") {
+			text, pt, ct = "What did Thoreau plant?", 10, 5
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, chunk(`{"role":"assistant","content":""}`, "null", "null"))
+		io.WriteString(w, chunk(`{"content":"`+text+`"}`, "null", "null"))
+		io.WriteString(w, chunk(`{}`, `"stop"`, "null"))
+		io.WriteString(w, chunk("", "null", fmt.Sprintf(`{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}`, pt, ct, pt+ct)))
+		io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &calls
+}
+
+// verifies the metrics of a scripted session with a priced (cloud) model: questions,
+// hits and misses add up, the money saved equals the reused answers' cost, and a
+// follow-up the model rewrites into an earlier question is a hit (only the rewrite paid).
+func TestCacheMetricsAddUp(t *testing.T) {
+	keyring.MockInit()
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	srv, calls := fakeRewritingOpenAI(t)
+	dir := t.TempDir()
+	note := filepath.Join(dir, "walden.md")
+	os.WriteFile(note, []byte("# Walden\n\nThoreau planted beans, potatoes, corn and peas by Walden Pond.\n"), 0o644)
+	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: "127.0.0.1:9",
+		AnswerConfig: AnswerConfig{Provider: ProviderOpenAI, OpenAIBaseURL: srv.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx := context.Background()
+	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
+		t.Fatal(err)
+	}
+	a := ask(t, eng, "What did Thoreau plant?", AskOptions{})
+	b := ask(t, eng, "What did Thoreau plant by Walden Pond?", AskOptions{})
+	h1 := ask(t, eng, "what did thoreau plant", AskOptions{})
+	h2 := ask(t, eng, "What did Thoreau plant by Walden Pond", AskOptions{})
+	f := ask(t, eng, "What did he plant there?", AskOptions{SessionID: b.SessionID})
+	if a.Usage.CostUSD <= 0 || b.Usage.CostUSD <= 0 || h1.Cached == nil || h2.Cached == nil || calls.Load() != 3 {
+		t.Fatalf("answers: %v %v %v %v, %d model calls", a.Usage.CostUSD, b.Usage.CostUSD, h1.Cached, h2.Cached, calls.Load())
+	}
+	if h1.Usage.CostUSD != 0 || h1.Cached.SavedUSD != a.Usage.CostUSD || h2.Cached.SavedUSD != b.Usage.CostUSD {
+		t.Fatalf("a hit costs nothing and saves the reused answer's cost: %+v %+v", h1.Usage, h1.Cached)
+	}
+	if f.Standalone != "What did Thoreau plant?" || f.Cached == nil || f.Cached.MessageID != a.MessageID || f.Usage.CostUSD <= 0 ||
+		f.Usage.CostUSD >= a.Usage.CostUSD {
+		t.Fatalf("follow-up: %q → %q, cached %+v, cost %v", f.Question, f.Standalone, f.Cached, f.Usage.CostUSD)
+	}
+	st, err := eng.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := st.Total
+	wantSaved := 2*a.Usage.CostUSD + b.Usage.CostUSD
+	wantCost := a.Usage.CostUSD + b.Usage.CostUSD + f.Usage.CostUSD
+	if tot.Questions != 5 || tot.CacheHits != 3 || tot.CacheMisses != 2 || math.Abs(tot.SavedUSD-wantSaved) > 1e-12 ||
+		math.Abs(tot.CostUSD-wantCost) > 1e-12 || tot.TTFTCached.N != 3 || tot.TTFTUncached.N != 2 {
+		t.Fatalf("stats: %+v (want saved %v, cost %v)", tot, wantSaved, wantCost)
+	}
+	// A resumed session shows which answers came from the cache.
+	d, err := eng.Session(ctx, h1.SessionID)
+	if err != nil || len(d.Messages) != 1 || d.Messages[0].Cached == nil || d.Messages[0].Cached.MessageID != a.MessageID {
+		t.Fatalf("session detail: %+v %v", d.Messages, err)
+	}
+}

@@ -1,0 +1,149 @@
+package engine
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/carrel-app/carrel/internal/testollama"
+	"github.com/zalando/go-keyring"
+)
+
+// verifies that nothing from a document or an answer lands in memory: a document written
+// in the first person ("I am a professional chef. I prefer short answers."), questions
+// quoting it, and answers quoting it (the no-model answer quotes passages verbatim)
+// leave memory empty; only the user's own statement is kept.
+func TestMemoryOnlyFromUser(t *testing.T) {
+	srv := testollama.Start(t)
+	dir := t.TempDir()
+	note := filepath.Join(dir, "chef.md")
+	os.WriteFile(note, []byte("# A chef's diary\n\nI am a professional chef. I prefer short answers. My goal is to open a restaurant.\nI'm studying French cuisine.\n"), 0o644)
+	for _, chatModel := range []string{srv.ChatModel, "no-such-model"} {
+		eng, err := Open(Config{Dir: filepath.Join(dir, "lib-"+chatModel), OllamaHost: srv.Host, ChatModel: chatModel,
+			EmbedModel: srv.EmbedModel, MaxTokens: 16})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer eng.Close()
+		ctx := context.Background()
+		if _, err := eng.IngestFile(ctx, note, nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{
+			"What does the chef prefer?",
+			`The diary says "I am a professional chef. I prefer short answers." Who wrote it?`,
+			"> I'm studying French cuisine.\nWhat is the chef studying?",
+		} {
+			ans := ask(t, eng, q, AskOptions{})
+			if chatModel == "no-such-model" && (ans.Mode != "passages" || !strings.Contains(ans.Text, "professional chef")) {
+				t.Fatalf("the no-model answer should quote the document: %+v", ans)
+			}
+		}
+		if ms, _ := eng.Memories(ctx); len(ms) != 0 {
+			t.Fatalf("%s: memories from a document or an answer: %+v", chatModel, ms)
+		}
+		ask(t, eng, "I'm a second-year nursing student. What does the chef prefer?", AskOptions{})
+		ms, _ := eng.Memories(ctx)
+		if len(ms) != 1 || ms[0].Text != "is a second-year nursing student" || ms[0].Kind != "context" || ms[0].SessionID == "" {
+			t.Fatalf("%s: memories = %+v", chatModel, ms)
+		}
+	}
+}
+
+// verifies memories reach the prompt in their own section, apart from the passages; that
+// they can be listed, added, edited and deleted; that a duplicate is not kept twice; and
+// that with memory off nothing is learnt and nothing is sent.
+func TestMemoryInPrompt(t *testing.T) {
+	keyring.MockInit()
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	var mu sync.Mutex
+	var bodies []string
+	srv, _ := fakeRewritingOpenAI(t)
+	capture := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+		req, _ := http.NewRequest(r.Method, srv.URL+r.URL.Path, strings.NewReader(string(b)))
+		req.Header = r.Header
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			w.WriteHeader(502)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+		io.Copy(w, resp.Body)
+	}))
+	defer capture.Close()
+	last := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return bodies[len(bodies)-1]
+	}
+	dir := t.TempDir()
+	note := filepath.Join(dir, "walden.md")
+	os.WriteFile(note, []byte("# Walden\n\nThoreau planted beans, potatoes, corn and peas by Walden Pond.\n"), 0o644)
+	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: "127.0.0.1:9",
+		AnswerConfig: AnswerConfig{Provider: ProviderOpenAI, OpenAIBaseURL: capture.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx := context.Background()
+	eng.IngestFile(ctx, note, nil)
+
+	ask(t, eng, "I prefer short answers. What did Thoreau plant?", AskOptions{})
+	if strings.Contains(last(), "About the user") {
+		t.Fatal("a memory reached the prompt of the answer it was learnt from (it is learnt after the answer)")
+	}
+	ask(t, eng, "What did Thoreau grow by the pond?", AskOptions{})
+	body := last()
+	about := strings.Index(body, "About the user")
+	if about < 0 || !strings.Contains(body, `- The user prefers short answers`) || about < strings.Index(body, "[1]") {
+		t.Fatalf("memory not in its own section after the passages: %s", body)
+	}
+	// Said again: a duplicate is not kept.
+	ask(t, eng, "I prefer short answers. What is Walden Pond?", AskOptions{})
+	ms, _ := eng.Memories(ctx)
+	if len(ms) != 1 {
+		t.Fatalf("memories: %+v", ms)
+	}
+	m, err := eng.AddMemory(ctx, "goal", "wants to pass the botany exam")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.AddMemory(ctx, "mood", "x"); err == nil {
+		t.Fatal("a memory of an unknown kind was accepted")
+	}
+	if _, err := eng.EditMemory(ctx, m.ID, "wants to pass the biology exam"); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.DeleteMemory(ctx, ms[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.DeleteMemory(ctx, ms[0].ID); err == nil {
+		t.Fatal("deleting a deleted memory succeeded")
+	}
+	ask(t, eng, "How deep is Walden Pond?", AskOptions{})
+	if body := last(); !strings.Contains(body, "- The user wants to pass the biology exam") || strings.Contains(body, "short answers") {
+		t.Fatalf("edited memories in the prompt: %s", body)
+	}
+	// Off: nothing learnt, nothing sent.
+	if err := eng.SetMemoryEnabled(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	ask(t, eng, "I'm a botany student. Where is Walden Pond?", AskOptions{})
+	if body := last(); strings.Contains(body, "About the user") {
+		t.Fatalf("memory off, yet in the prompt: %s", body)
+	}
+	if ms, _ := eng.Memories(ctx); len(ms) != 1 || eng.MemoryEnabled(ctx) {
+		t.Fatalf("memory off, yet learnt: %+v", ms)
+	}
+}
