@@ -447,6 +447,21 @@ func (l *Lexical) QueryTerms(question string) ([]TermWeight, error) {
 	return out, nil
 }
 
+// Terms returns the analysed terms of text in order, as the text field indexes them
+// (English stop words out, stemmed), for readers of a passage such as backend/rerank.
+func (l *Lexical) Terms(text string) []string {
+	an := l.idx.Mapping().AnalyzerNamed(en.AnalyzerName)
+	if an == nil {
+		return nil
+	}
+	toks := an.Analyze([]byte(text))
+	out := make([]string, len(toks))
+	for i, tok := range toks {
+		out[i] = string(tok.Term)
+	}
+	return out
+}
+
 // TextTerms returns the set of terms the text field's analysis makes of text, to tell
 // which of a question's [Lexical.QueryTerms] a chunk holds.
 func (l *Lexical) TextTerms(text string) map[string]bool {
