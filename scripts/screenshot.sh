@@ -63,7 +63,9 @@ echo "opening source $nth"
 mkdir -p "$work/config/Carrel"
 echo "{\"width\":$W,\"height\":$H}" >"$work/config/Carrel/window.json"
 
-display=:$((100 + RANDOM % 100))
+# A display no other X server (another test run) holds.
+for _ in $(seq 50); do n=$((90 + RANDOM % 400)); [ -e /tmp/.X$n-lock ] || [ -e /tmp/.X11-unix/X$n ] || break; done
+display=:$n
 Xvfb "$display" -screen 0 ${W}x${H}x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
 xvfb_pid=$!
 for _ in $(seq 50); do xdpyinfo -display "$display" >/dev/null 2>&1 && break; sleep 0.1; done

@@ -1,42 +1,131 @@
 #!/usr/bin/env bash
-# Native window test: run the built app under Xvfb with a fresh library, screenshot the
-# screen, and check the window is drawn (not blank) and shows the library and chat panes
-# (read back from the pixels with Tesseract OCR). Screenshots land in test-results/window/.
-# Usage: window-test.sh BINARY
+# Native window test: run the built app under Xvfb with a fresh library (no Ollama: the
+# window must come up in no-model mode, not hang) and screenshot its main states, each
+# checked to be drawn (not one flat colour) and to show what it should (read back from the
+# pixels with Tesseract OCR):
+#   empty.png        empty library: the library and chat panes
+#   settings.png     the models and settings panel (Ctrl+,): Ollama, cloud, library folder
+#   settings-chunking.png  further down it: the chunk sizes
+#   stats-empty.png  the stats view with no answers (Ctrl+I)
+#   answer.png       Walden.pdf added, a question answered, its first source open (])
+#   stats.png        the stats view after that answer
+#   resumed.png      the app started again: the last session is open again
+# Screenshots land in test-results/window/. Usage: window-test.sh BINARY
 set -euo pipefail
+cd "$(dirname "$0")/.."
 bin=$(realpath "${1:-build/bin/carrel}")
 out=test-results/window
+rm -rf "$out"
 mkdir -p "$out"
 work=$(mktemp -d)
-trap 'kill $app_pid $xvfb_pid 2>/dev/null || true; rm -rf "$work"' EXIT
+app_pid="" xvfb_pid=""
+cleanup() {
+  [ -n "$app_pid" ] && kill "$app_pid" 2>/dev/null || true
+  [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
 
-display=:$((90 + RANDOM % 100))
-Xvfb "$display" -screen 0 1400x900x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
+W=1400 H=900
+# A display no other X server (another test run) holds.
+for _ in $(seq 50); do n=$((90 + RANDOM % 400)); [ -e /tmp/.X$n-lock ] || [ -e /tmp/.X11-unix/X$n ] || break; done
+display=:$n
+Xvfb "$display" -screen 0 ${W}x${H}x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
 xvfb_pid=$!
 for _ in $(seq 50); do xdpyinfo -display "$display" >/dev/null 2>&1 && break; sleep 0.1; done
+export DISPLAY=$display
 
-# A closed port for Ollama: the window must come up in no-model mode, not hang.
-DISPLAY=$display HOME=$work XDG_CONFIG_HOME=$work/config OLLAMA_HOST=127.0.0.1:9 \
-  "$bin" --library "$work/library" >"$work/app.log" 2>&1 &
-app_pid=$!
+# The window opens at its remembered size (app/window.go): the whole screen.
+mkdir -p "$work/config/Carrel"
+echo "{\"width\":$W,\"height\":$H}" >"$work/config/Carrel/window.json"
+flags=(--library "$work/library" --ollama-host 127.0.0.1:9)
 
-shot=$out/main.png
-ok=""
-for _ in $(seq 40); do
-  sleep 1
-  kill -0 $app_pid 2>/dev/null || { cat "$work/app.log"; echo "FAIL: the app exited" >&2; exit 1; }
-  import -display "$display" -window root "$shot" 2>/dev/null || continue
-  sd=$(convert "$shot" -colorspace Gray -format "%[fx:standard_deviation]" info:)
-  # A blank or half-painted window is one flat colour.
-  if awk "BEGIN{exit !($sd > 0.05)}"; then
-    text=$(tesseract "$shot" - 2>/dev/null | tr '[:upper:]' '[:lower:]')
-    if grep -q "library" <<<"$text" && grep -Eq "ask|question" <<<"$text"; then ok=1; break; fi
+alive() { kill -0 "$app_pid" 2>/dev/null || { cat "$work/app.log" >&2; echo "FAIL: the app exited" >&2; exit 1; }; }
+grab() { import -display "$display" -window root "$1" 2>/dev/null; }
+drawn() { awk "BEGIN{exit !($(convert "$1" -colorspace Gray -format '%[fx:standard_deviation]' info:) > 0.05)}"; }
+ocr() { tesseract "$1" - 2>/dev/null | tr '[:upper:]' '[:lower:]'; }
+
+launch() {
+  HOME=$work XDG_CONFIG_HOME=$work/config GTK_THEME=Adwaita "$bin" "${flags[@]}" >"$work/app.log" 2>&1 &
+  app_pid=$!
+  local win=""
+  for _ in $(seq 60); do
+    sleep 0.5; alive
+    win=$(xdotool search --name '^Carrel$' 2>/dev/null | head -1) && [ -n "$win" ] && break
+  done
+  [ -n "$win" ] || { cat "$work/app.log" >&2; echo "FAIL: no Carrel window" >&2; exit 1; }
+  xdotool windowmove "$win" 0 0 windowsize "$win" $W $H
+}
+
+quit() {
+  kill "$app_pid" 2>/dev/null || true
+  wait "$app_pid" 2>/dev/null || true
+  app_pid=""
+}
+
+# shoot NAME WORDS...: waits until the screen is drawn and OCR finds every word (an
+# extended regex each), then keeps the screenshot as $out/NAME.png.
+shoot() {
+  local name=$1 shot=$out/$1.png text="" ok=""
+  shift
+  for _ in $(seq 30); do
+    sleep 1; alive
+    grab "$shot" || continue
+    drawn "$shot" || continue
+    text=$(ocr "$shot")
+    ok=1
+    for w in "$@"; do grep -Eq "$w" <<<"$text" || { ok=""; break; }; done
+    [ -n "$ok" ] && break
+  done
+  echo "$text" >"$out/$name.txt"
+  if [ -z "$ok" ]; then
+    cat "$work/app.log" >&2
+    echo "FAIL: $name: the window does not show $* (see $shot and $out/$name.txt)" >&2
+    exit 1
   fi
-done
-echo "$text" >"$out/ocr.txt"
-if [ -z "$ok" ]; then
-  cat "$work/app.log"
-  echo "FAIL: the window did not show the library and chat panes (see $shot and $out/ocr.txt)" >&2
-  exit 1
-fi
-echo "window test: drawn (grey stddev $sd), library and chat panes visible; screenshot $shot"
+  echo "window test: $name drawn, shows $*"
+}
+
+# No window manager under Xvfb: a click on the chat area gives the window the focus.
+focus() { xdotool mousemove $((W / 2)) $((H / 3)) click 1; sleep 0.3; }
+
+# 1. An empty library: the panes, then the settings and the empty stats view.
+launch
+shoot empty "library" "ask|question"
+focus
+xdotool key ctrl+comma
+shoot settings "models and settings" "who answers" "library folder"
+# Further down: the library folder and chunking sections.
+xdotool key End
+shoot settings-chunking "chunking" "kind of document" "added afterwards"
+xdotool key Escape
+sleep 0.5
+xdotool key ctrl+i
+shoot stats-empty "usage and stats" "no answers yet"
+xdotool key Escape
+quit
+
+# 2. A document, a question, its first source open in the viewer; then the stats.
+pdf=$(go list -m -f '{{.Dir}}' github.com/pdfcpu/pdfcpu)/pkg/testdata/Walden.pdf
+HOME=$work XDG_CONFIG_HOME=$work/config "$bin" "${flags[@]}" ingest "$pdf" >/dev/null 2>&1
+launch
+shoot library "walden"
+focus
+xdotool key ctrl+k
+sleep 0.3
+xdotool type --delay 10 "What happens on a delicious evening by the pond?"
+xdotool key Return
+sleep 3
+focus
+xdotool key bracketright
+shoot answer "best passages" "delicious evening" "cited passage"
+xdotool key ctrl+i
+shoot stats "usage and stats" "answers per day" "latency"
+quit
+
+# 3. The window reopens at its size with the last session open again.
+launch
+shoot resumed "what happens on a delicious evening" "best passages"
+rm -f "$out/library.png" "$out/library.txt"
+echo "window test: all states drawn; screenshots in $out"
