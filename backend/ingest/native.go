@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 
@@ -95,19 +96,30 @@ const noImage = "\x00"
 // ocrCandidates runs [ocrScanned] on the empty pages that may be scans.
 func ocrCandidates(ctx context.Context, data []byte, password string, texts []string, mayHaveImage func(int) bool, o OCROptions) (*ocrResult, error) {
 	view := make([]string, len(texts))
-	candidates := 0
+	var candidates []int
 	for i, t := range texts {
 		view[i] = t
 		if t == "" {
 			if mayHaveImage(i) {
-				candidates++
+				candidates = append(candidates, i)
 			} else {
 				view[i] = noImage
 			}
 		}
 	}
-	if candidates == 0 {
+	if len(candidates) == 0 {
 		return &ocrResult{}, nil
+	}
+	if ow := o.withDefaults(); ow.Off || ow.tesseractPath() == "" {
+		// Without Tesseract, PDFium would only confirm what the extractor
+		// saw (these pages paint an image) for ocrScanned's warning.
+		res := &ocrResult{scanned: len(candidates), missing: !ow.Off, off: ow.Off}
+		what := "OCR is switched off (CARREL_OCR=off)"
+		if !ow.Off {
+			what = "install tesseract-ocr to read them"
+		}
+		res.warnings = append(res.warnings, fmt.Sprintf("%s are scanned and have no text: %s.", pageList(candidates), what))
+		return res, nil
 	}
 	eng, err := sharedEngine()
 	if err != nil {

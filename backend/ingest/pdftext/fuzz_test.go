@@ -34,8 +34,8 @@ func FuzzContent(f *testing.F) {
 		if !utf8.ValidString(p.Text) {
 			t.Errorf("text is not UTF-8: %q", p.Text)
 		}
-		if p.Unknown > p.Glyphs || p.Glyphs < 0 {
-			t.Errorf("glyphs %d, unknown %d", p.Glyphs, p.Unknown)
+		if p.UnknownRuns > p.Unknown || p.Unknown > p.Glyphs || p.Glyphs < 0 {
+			t.Errorf("glyphs %d, unknown %d, in runs %d", p.Glyphs, p.Unknown, p.UnknownRuns)
 		}
 	})
 }

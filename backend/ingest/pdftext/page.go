@@ -30,8 +30,10 @@ type Page struct {
 	// a hyphen that ended a line is [LineEndHyphen] with no break after it.
 	Text string
 	// Glyphs counts the glyphs shown; Unknown those whose text the fonts
-	// do not give (no ToUnicode and no usable encoding).
-	Glyphs, Unknown int
+	// do not give (no ToUnicode and no usable encoding), and UnknownRuns
+	// those of them shown next to another unknown one: a word rather than
+	// a bullet or a symbol.
+	Glyphs, Unknown, UnknownRuns int
 	// Images: the page paints an image or a form XObject (a scan, often).
 	Images bool
 	// Vertical: the page uses a vertical writing mode, which the layout
@@ -42,9 +44,12 @@ type Page struct {
 }
 
 // Confident reports whether the page's text is as good as a renderer's:
-// its content was read and nearly every glyph decoded.
+// its content was read and nearly every glyph decoded. Lone unknown glyphs
+// (bullets, ornaments, math symbols of fonts without a Unicode map) carry
+// no words and are tolerated up to a tenth of the glyphs; unknown runs, up
+// to a fiftieth.
 func (p Page) Confident() bool {
-	return p.Err == nil && !p.Vertical && p.Unknown*50 <= p.Glyphs
+	return p.Err == nil && !p.Vertical && p.UnknownRuns*50 <= p.Glyphs && p.Unknown*10 <= p.Glyphs
 }
 
 // Doc is a document's page list with inherited resources resolved.
@@ -554,6 +559,9 @@ func (in *interp) show(s []byte) {
 		n := utf8.RuneCount(s)
 		in.page.Glyphs += n
 		in.page.Unknown += n
+		if n > 1 {
+			in.page.UnknownRuns += n
+		}
 		return
 	}
 	if f.vertical {
@@ -575,6 +583,17 @@ func (in *interp) show(s []byte) {
 		})
 		return
 	}
+	run := 0 // unknown glyphs in a row
+	unknown := func() {
+		in.page.Unknown++
+		run++
+		switch {
+		case run == 2:
+			in.page.UnknownRuns += 2
+		case run > 2:
+			in.page.UnknownRuns++
+		}
+	}
 	cos, sin := ax/adv, ay/adv
 	dir := int32(math.Round(math.Atan2(ay, ax) * 180 / math.Pi))
 	if dir == -180 {
@@ -592,12 +611,16 @@ func (in *interp) show(s []byte) {
 		w := g.width * adv
 		if g.text == " " || g.text == "\u00a0" {
 			in.out.add(placed{literal: true})
+			run = 0
 		} else {
 			in.page.Glyphs++
 			if !g.ok {
-				in.page.Unknown++
-			} else if g.text != "" {
-				in.out.add(placed{text: g.text, x: x, y: y, end: x + w, size: size, dir: dir})
+				unknown()
+			} else {
+				run = 0
+				if g.text != "" {
+					in.out.add(placed{text: g.text, x: x, y: y, end: x + w, size: size, dir: dir})
+				}
 			}
 		}
 		// Advance: tx = (w0·Tfs + Tc + Tw) · Th, in text space.

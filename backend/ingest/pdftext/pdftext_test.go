@@ -154,6 +154,14 @@ currentfile eexec
 			confident: true,
 		},
 		{
+			name: "a lone unknown bullet among words is tolerated",
+			pdf: buildPDF("BT /F2 12 Tf 72 700 Td <01> Tj /F1 12 Tf 90 700 Td (a point worth making) Tj ET",
+				"<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> /F2 << /Type /Font /Subtype /Type1 /BaseFont /ABCDEF+Bullets /FirstChar 1 /LastChar 1 /Widths [500] /Encoding << /Differences [1 /g7] >> >> >> >>"),
+			want:       "a point worth making",
+			confident:  true,
+			unknownMin: 1,
+		},
+		{
 			name:      "a missing font: glyphs unknown",
 			pdf:       buildPDF("BT /F9 12 Tf 72 700 Td (Hello) Tj ET", helv),
 			confident: false,
