@@ -13,6 +13,7 @@ import { assert, carrelBin, cleanup, closedPort, frontendDir, repoDir, tempDir, 
 import { citeStepFlow, feelFlow, fullFlow, noModelFlow, pullFlow, securityFlow, sessionsFlow, settingsFlow, startOllamaFlow, statsFlow } from './flows.mjs';
 import { badInputFlow } from './bad-input.mjs';
 import { ocrFlow } from './ocr.mjs';
+import { cacheFlow } from './cache.mjs';
 
 const QUESTION = 'What happens on a delicious evening by the pond, when the bullfrogs trump?';
 
@@ -190,6 +191,19 @@ const tests = [
             }),
           carrel,
         );
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'cache',
+    title: 'a repeated question is answered from the cache (marked, with its source), "Ask again fresh" asks the model; memories shown and forgotten in settings (real Ollama)',
+    async run(ctx) {
+      const ollama = await ctx.ollama();
+      const carrel = await startCarrel({ ollamaHost: ollama.host, chatModel: ollama.chatModel, embedModel: ollama.embedModel });
+      try {
+        return await ctx.inBrowser((page) => cacheFlow({ page, url: carrel.url, file: join(frontendDir, 'e2e', 'fixtures', 'physics.md') }), carrel);
       } finally {
         await carrel.stop();
       }

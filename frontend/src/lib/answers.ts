@@ -3,7 +3,7 @@
 // Ask() returns the askID while events for it may already be on their way, so events
 // whose askID is not yet known are buffered by the caller (see AskBuffer) and replayed.
 
-import type { AnswerEvent, Citation, Claim, Message, Mode, Usage } from './types';
+import type { AnswerEvent, CachedFrom, Citation, Claim, Message, Mode, Usage } from './types';
 import { answerMode } from './normalize';
 
 export type TurnState =
@@ -34,6 +34,8 @@ export type Turn = {
   warning: string;
   /** Each sentence with its supporting passage text (answer:done, saved sessions). */
   claims: Claim[];
+  /** Where an answer reused from the cache came from; null when a model answered. */
+  cached: CachedFrom | null;
 };
 
 let seq = 0;
@@ -55,6 +57,7 @@ export function newTurn(question: string, scope: string[]): Turn {
     pull: '',
     warning: '',
     claims: [],
+    cached: null,
   };
 }
 
@@ -84,6 +87,7 @@ export function applyAnswerEvent(t: Turn, ev: AnswerEvent): void {
       t.note = d.note;
       t.warning = d.warning ?? '';
       t.claims = d.claims ?? [];
+      t.cached = d.cached_from ?? null;
       if (t.state !== 'stopped') t.state = 'done';
       return;
     }
@@ -145,6 +149,7 @@ export function turnFromMessage(m: Message, scope: string[]): Turn {
   t.text = m.answer;
   t.citations = m.citations.map(({ n, doc_id, doc_title, doc_path, page, page_end, text }) => ({ n, doc_id, doc_title, doc_path, page, page_end, text }));
   t.claims = m.claims ?? [];
+  t.cached = m.cached_from ?? null;
   t.mode = answerMode(m.mode);
   t.model = m.model;
   t.note = m.status === 'truncated' && !m.note ? 'The model stopped early, so this answer may be incomplete.' : m.note;

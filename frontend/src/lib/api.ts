@@ -8,6 +8,8 @@
 // Every value coming back is normalised (./normalize) so the UI can trust its shape.
 
 import * as parse from './normalize';
+import * as recall from './recall';
+import type { MemorySettings } from './types';
 import type { AddResult, ChunkSettings, LibraryFolder, Stats, CloudSettings, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status, WatchedFolder, WatchSynced } from './types';
 import { EVENT_NAMES } from './types';
 import { parsePageWords, type PageWords } from './ocr-rects';
@@ -31,6 +33,13 @@ interface WailsApp {
   CancelPull(pullID: string): Promise<unknown>;
   SetModels(chatModel: string, embedModel: string): Promise<unknown>;
   AskInSession(sessionID: string, question: string, docIDs: string[] | null, overrideBudget: boolean): Promise<unknown>;
+  // Answer cache and memory (optional only so that older test doubles still type-check).
+  AskFresh?(sessionID: string, question: string, docIDs: string[] | null, overrideBudget: boolean): Promise<unknown>;
+  Memory?(): Promise<unknown>;
+  SetMemoryEnabled?(on: boolean): Promise<unknown>;
+  AddMemory?(kind: string, text: string): Promise<unknown>;
+  EditMemory?(id: number, text: string): Promise<unknown>;
+  DeleteMemory?(id: number): Promise<unknown>;
   ListSessions(): Promise<unknown>;
   GetSession(sessionID: string): Promise<unknown>;
   RenameSession(sessionID: string, title: string): Promise<unknown>;
@@ -195,6 +204,19 @@ export async function askInSession(sessionID: string, question: string, docIDs: 
   if (typeof v !== 'string' || !v) throw new ApiError('The backend returned no answer id', 'AskInSession');
   return v;
 }
+
+/** Asks again without the answer cache (the model answers; its answer replaces the cached one). */
+export async function askFresh(sessionID: string, question: string, docIDs: string[] | null): Promise<string> {
+  const id = await call('AskFresh', sessionID, question, docIDs, false);
+  if (typeof id !== 'string' || !id) throw new ApiError('Unexpected reply to AskFresh', 'AskFresh');
+  return id;
+}
+
+export const getMemory = async (): Promise<MemorySettings> => recall.memorySettings(await call('Memory'));
+export const setMemoryEnabled = async (on: boolean): Promise<MemorySettings> => recall.memorySettings(await call('SetMemoryEnabled', on));
+export const addMemory = async (kind: string, text: string): Promise<MemorySettings> => recall.memorySettings(await call('AddMemory', kind, text));
+export const editMemory = async (id: number, text: string): Promise<MemorySettings> => recall.memorySettings(await call('EditMemory', id, text));
+export const deleteMemory = async (id: number): Promise<MemorySettings> => recall.memorySettings(await call('DeleteMemory', id));
 
 export async function listSessions(): Promise<Session[]> {
   const v = await call('ListSessions');

@@ -2,6 +2,7 @@
 // as null, older backends may omit fields, and event payloads are untrusted JSON. Every
 // function returns a complete value with safe defaults and never throws.
 
+import { cachedFrom } from './recall';
 import type {
   AnswerDone,
   AnswerError,
@@ -171,6 +172,7 @@ export function answerDone(v: unknown): AnswerDone {
     session_id: str(o.session_id),
     warning: str(o.warning),
     claims: claims(o.claims),
+    cached_from: cachedFrom(o.cached_from),
   };
 }
 
@@ -296,6 +298,7 @@ export function message(v: unknown): Message {
     created_at: str(o.created_at),
     citations: arr(o.citations).map(savedCitation),
     claims: claims(o.claims),
+    cached_from: cachedFrom(o.cached),
   };
 }
 

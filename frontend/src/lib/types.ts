@@ -94,6 +94,8 @@ export type AnswerDone = {
   warning?: string;
   /** Each sentence of the answer with the passage text supporting it. */
   claims?: Claim[];
+  /** Where a reused answer came from (the answer cache); null when a model answered now. */
+  cached_from?: CachedFrom | null;
 };
 export type AnswerError = {
   askID: string;
@@ -137,6 +139,8 @@ export type Message = {
   citations: SavedCitation[];
   /** Each sentence of the answer with its support (GetSession; absent in older payloads). */
   claims?: Claim[];
+  /** Where an answer served from the cache came from. */
+  cached_from?: CachedFrom | null;
 };
 
 export type SessionDetail = Omit<Session, 'messages'> & { messages: Message[]; scope: string[] };
@@ -299,3 +303,31 @@ export type ChunkSettings = {
 
 /** LibraryFolderInfo(): where the library lives. */
 export type LibraryFolder = { dir: string; standard: string; remembered: boolean; documents: number; can_choose: boolean };
+
+/** Where a cached answer came from (answer:done `cached_from`, GetSession `cached`). */
+export type CachedFrom = {
+  session_id: string;
+  session_title: string;
+  message_id: number;
+  /** The standalone question answered then. */
+  question: string;
+  /** When it was answered (RFC 3339). */
+  at: string;
+  /** 'meaning': embedding similarity and the same content words; 'words': content words only. */
+  match: 'meaning' | 'words';
+  similarity: number;
+  saved_usd: number;
+};
+
+/** One thing Carrel remembers about the user (Memory()). */
+export type MemoryItem = {
+  id: number;
+  kind: 'preference' | 'context' | 'goal';
+  text: string;
+  /** The user's sentence it was learnt from ('' when added by hand). */
+  source: string;
+  created_at: string;
+};
+
+/** Memory(): whether memory is on, and every memory kept. */
+export type MemorySettings = { enabled: boolean; memories: MemoryItem[] };

@@ -43,9 +43,9 @@ export class ChatState {
     await this.#start(t);
   };
 
-  async #start(t: Turn) {
+  async #start(t: Turn, fresh = false) {
     try {
-      const askID = await api.askInSession(this.sessionID, t.question, t.scope);
+      const askID = fresh ? await api.askFresh(this.sessionID, t.question, t.scope) : await api.askInSession(this.sessionID, t.question, t.scope);
       t.askID = askID;
       if (t.state === 'stopped') {
         // Stop was pressed before the id was known.
@@ -77,6 +77,19 @@ export class ChatState {
   retry = async (turn: Turn): Promise<void> => {
     if (this.busy) return;
     await this.ask(turn.question, turn.scope);
+  };
+
+  /**
+   * Asks a cached answer's question again without the cache, as a new turn: the model
+   * answers, and its answer replaces the cached one. The question asked is the one the
+   * cached answer was given for (standalone, so it needs no rewriting from history).
+   */
+  askFresh = async (turn: Turn): Promise<void> => {
+    if (this.busy) return;
+    const q = (turn.cached?.question || turn.question).trim();
+    if (!q) return;
+    this.turns.push(newTurn(q, [...turn.scope]));
+    await this.#start(this.turns[this.turns.length - 1], true);
   };
 
   /**
