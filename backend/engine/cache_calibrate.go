@@ -18,7 +18,8 @@ func (e *Engine) CalibrateCache(ctx context.Context, pairs []cache.Pair) (cache.
 	}
 	texts := make([]string, 0, 2*len(pairs))
 	for _, p := range pairs {
-		texts = append(texts, queryPrefix(model)+p.A, queryPrefix(model)+p.B)
+		// The form lookups embed (see embedForm).
+		texts = append(texts, queryPrefix(model)+embedForm(p.A), queryPrefix(model)+embedForm(p.B))
 	}
 	vecs, err := e.ollama.Embed(ctx, model, texts)
 	if err != nil {
