@@ -329,7 +329,12 @@ func (l *Lexical) buildQuery(question string, docIDs []string) (query.Query, err
 		c.SetBoost(boostCode)
 		core = append(core, c)
 	}
-	var q query.Query = bleve.NewDisjunctionQuery(core...)
+	var q query.Query
+	if len(core) == 1 {
+		q = core[0] // the same score without a disjunction level to walk per chunk
+	} else {
+		q = bleve.NewDisjunctionQuery(core...)
+	}
 
 	withBonus := func(bonus query.Query) {
 		b := bleve.NewBooleanQuery()
