@@ -505,9 +505,18 @@ func (e *Engine) IngestFiles(ctx context.Context, paths []string, workers int, p
 // together (a nil *lexBatch adds at once). Entries not yet flushed when the process dies
 // are restored by the reconciliation at the next start, which rebuilds a lexical index
 // whose count disagrees with the library.
+//
+// A full batch is written in the background: building a bleve segment is serial work
+// that, done by the worker that filled the batch, held the ingest lock and stalled the
+// other workers. One batch is written at a time; flush waits for it.
 type lexBatch struct {
 	mu      sync.Mutex
 	pending []index.LexDoc
+
+	writing sync.Mutex // held while a batch is written
+	wg      sync.WaitGroup
+	errMu   sync.Mutex
+	err     error // the first background write's error
 }
 
 // lexBatchSize is how many chunks are gathered before they are written: about 1 MB of
@@ -520,23 +529,49 @@ func (b *lexBatch) add(e *Engine, docs []index.LexDoc) error {
 	}
 	b.mu.Lock()
 	b.pending = append(b.pending, docs...)
-	full := len(b.pending) >= lexBatchSize
-	b.mu.Unlock()
-	if full {
-		return b.flush(e)
+	var full []index.LexDoc
+	if len(b.pending) >= lexBatchSize {
+		full, b.pending = b.pending, nil
 	}
-	return nil
+	b.mu.Unlock()
+	if full != nil {
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			b.writing.Lock()
+			defer b.writing.Unlock()
+			if err := e.lex.Add(full); err != nil {
+				b.errMu.Lock()
+				if b.err == nil {
+					b.err = err
+				}
+				b.errMu.Unlock()
+			}
+		}()
+	}
+	b.errMu.Lock()
+	defer b.errMu.Unlock()
+	return b.err
 }
 
+// flush writes what is pending once the background writes are done, and returns the
+// first error of any write.
 func (b *lexBatch) flush(e *Engine) error {
+	b.wg.Wait()
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if len(b.pending) == 0 {
-		return nil
-	}
 	docs := b.pending
 	b.pending = nil
-	return e.lex.Add(docs)
+	b.mu.Unlock()
+	var err error
+	if len(docs) > 0 {
+		err = e.lex.Add(docs)
+	}
+	b.errMu.Lock()
+	defer b.errMu.Unlock()
+	if b.err != nil {
+		return b.err
+	}
+	return err
 }
 
 // DocInfo is what ingest learned about a document beyond the library's columns, kept in
