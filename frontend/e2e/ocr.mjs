@@ -187,6 +187,22 @@ export async function ocrFlow({ page, url }) {
   assert((await status.getAttribute('data-found')) === 'true', `the highlight status says found (${await status.textContent()})`);
   const p1 = await checkRects(page, docID, 1, passage, 0.6);
   assert(p1.rects.length >= 2, `a passage of several lines gives one rectangle per line (${p1.rects.length})`);
+  // The scan's words are there as invisible text, each over its word: selectable, copyable.
+  const text = await page.evaluate(() => {
+    const layer = document.querySelector('[data-testid=ocr-text]');
+    const spans = [...(layer?.querySelectorAll('span') ?? [])];
+    const sel = window.getSelection();
+    const range = document.createRange();
+    range.selectNodeContents(layer);
+    sel.removeAllRanges();
+    sel.addRange(range);
+    return { copied: sel.toString(), spans: spans.length };
+  });
+  await screenshot(page, 'ocr-2-selected');
+  await page.evaluate(() => window.getSelection().removeAllRanges());
+  assert(/lighthouse keeper counted seventeen ships/i.test(text.copied.replace(/\s+/g, ' ')), `the scanned page's text can be selected (${JSON.stringify(text.copied.slice(0, 80))})`);
+  assert(text.copied.includes('\n'), 'copied text keeps its line breaks');
+  assert(text.spans === p1.words, `one invisible text run per OCR word (${text.spans} of ${p1.words})`);
   await page.waitForTimeout(400);
   await screenshot(page, 'ocr-2-highlight');
 
