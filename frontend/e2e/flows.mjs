@@ -804,3 +804,41 @@ export async function startOllamaFlow({ page, url, chatModel }) {
   await screenshot(page, 'start-ollama-2-running');
   return { models: names, mode };
 }
+
+/** Scope: selected documents show as chips by the question box; the question searches only them. */
+export async function scopeFlow({ page, url, files }) {
+  await page.goto(url);
+  await page.locator('[data-testid=mode-badge]').waitFor({ timeout: 30_000 });
+  await page.setInputFiles('[data-testid=file-input]', files);
+  await page.waitForFunction(
+    (n) => [...document.querySelectorAll('[data-testid=document]')].filter((d) => d.dataset.status === 'ready').length === n,
+    files.length,
+    { timeout: READY_TIMEOUT, polling: 250 },
+  );
+  const physics = page.locator('[data-testid=document]', { hasText: 'Quokka' });
+  const title = ((await physics.locator('[data-testid=document-title]').textContent()) ?? '').trim();
+  await physics.locator('[data-testid=document-select]').check();
+  const chips = await page.locator('[data-testid=scope-chip]').allTextContents();
+  assert(chips.length === 1 && chips[0].includes(title.replace(/…$/, '').slice(0, 10)), `a chip names the selected document (${JSON.stringify(chips)}, ${title})`);
+  await screenshot(page, 'scope-1-chip');
+
+  // A question about words that are only in the other document: nothing from it comes back.
+  const a = await ask(page, 'Zanzibar payload guide: read the script');
+  assert((await waitAnswerFinished(page, a)) === 'done', 'scoped answer finished');
+  const labels = await a.locator('[data-testid=source]').evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label') ?? ''));
+  assert(labels.every((l) => /quokka/i.test(l)), `every source is the selected document (${JSON.stringify(labels)})`);
+  const scopeNote = (await page.locator('[data-testid=question]').last().textContent()) ?? '';
+  assert(/In Quokka/i.test(scopeNote), `the question says what it searched (${scopeNote})`);
+  const turnText = (await a.textContent()) ?? '';
+  assert(!/pwn\(|onerror/.test(turnText), 'nothing of the unselected document was quoted');
+
+  // The chip's × leaves the whole library in scope again.
+  await page.locator('[data-testid=scope-chip] button').click();
+  await page.locator('[data-testid=scope-chips]').waitFor({ state: 'detached' });
+  assert(!(await physics.locator('[data-testid=document-select]').isChecked()), 'the document is no longer selected');
+  const b = await ask(page, 'Zanzibar payload guide: read the script');
+  assert((await waitAnswerFinished(page, b)) === 'done', 'unscoped answer finished');
+  const all = await b.locator('[data-testid=source]').evaluateAll((bs) => bs.map((x) => x.getAttribute('aria-label') ?? ''));
+  assert(all.some((l) => !/quokka/i.test(l)), `the whole library is searched again (${JSON.stringify(all)})`);
+  return { chips, scoped: labels.length, unscoped: all.length };
+}

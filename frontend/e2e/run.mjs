@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assert, carrelBin, cleanup, closedPort, frontendDir, repoDir, tempDir, openBrowser, pdfcpuTestdata, resultsDir, screenshot, startCarrel, startEmptyOllama, startJSONProcess, startOllama } from './harness.mjs';
-import { citeStepFlow, feelFlow, fullFlow, noModelFlow, pullFlow, securityFlow, sessionsFlow, settingsFlow, startOllamaFlow, statsFlow } from './flows.mjs';
+import { citeStepFlow, scopeFlow, feelFlow, fullFlow, noModelFlow, pullFlow, securityFlow, sessionsFlow, settingsFlow, startOllamaFlow, statsFlow } from './flows.mjs';
 import { badInputFlow } from './bad-input.mjs';
 import { ocrFlow } from './ocr.mjs';
 import { cacheFlow } from './cache.mjs';
@@ -204,6 +204,20 @@ const tests = [
       const carrel = await startCarrel({ ollamaHost: ollama.host, chatModel: ollama.chatModel, embedModel: ollama.embedModel });
       try {
         return await ctx.inBrowser((page) => cacheFlow({ page, url: carrel.url, file: join(frontendDir, 'e2e', 'fixtures', 'physics.md') }), carrel);
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'scope',
+    title: 'selected documents show as chips by the question box; a scoped question searches only them; the chip clears it',
+    async run(ctx) {
+      const port = await closedPort();
+      const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
+      const fixtures = join(frontendDir, 'e2e', 'fixtures');
+      try {
+        return await ctx.inBrowser((page) => scopeFlow({ page, url: carrel.url, files: [join(fixtures, 'physics.md'), join(fixtures, 'hostile.txt')] }), carrel);
       } finally {
         await carrel.stop();
       }
