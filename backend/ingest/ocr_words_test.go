@@ -27,7 +27,7 @@ var scanLines = []string{
 }
 
 // pageGeom is where a generated page lies: its media box, crop box and
-// /Rotate (0 or 90).
+// /Rotate (0, 90, 180 or 270).
 type pageGeom struct {
 	media, crop [4]float64
 	rotate      int
@@ -36,7 +36,7 @@ type pageGeom struct {
 // displayed returns the page's size as shown: the crop box, turned.
 func (g pageGeom) displayed() (w, h float64) {
 	w, h = g.crop[2]-g.crop[0], g.crop[3]-g.crop[1]
-	if g.rotate == 90 {
+	if g.rotate%180 == 90 {
 		w, h = h, w
 	}
 	return w, h
@@ -46,18 +46,35 @@ func (g pageGeom) displayed() (w, h float64) {
 // its top left), the way PDF viewers apply the crop box and /Rotate. It is
 // written here independently of PDFium to check the boxes OCR gives.
 func (g pageGeom) toDisplay(x, y float64) (float64, float64) {
-	if g.rotate == 90 {
-		return y - g.crop[1], x - g.crop[0]
+	c := g.crop
+	switch g.rotate {
+	case 90:
+		return y - c[1], x - c[0]
+	case 180:
+		return c[2] - x, y - c[1]
+	case 270:
+		return c[3] - y, c[2] - x
 	}
-	return x - g.crop[0], g.crop[3] - y
+	return x - c[0], c[3] - y
 }
 
 // userOf is the inverse of toDisplay.
 func (g pageGeom) userOf(dx, dy float64) (float64, float64) {
-	if g.rotate == 90 {
-		return g.crop[0] + dy, g.crop[1] + dx
+	c := g.crop
+	switch g.rotate {
+	case 90:
+		return c[0] + dy, c[1] + dx
+	case 180:
+		return c[2] - dx, c[1] + dy
+	case 270:
+		return c[2] - dy, c[3] - dx
 	}
-	return g.crop[0] + dx, g.crop[3] - dy
+	return c[0] + dx, c[3] - dy
+}
+
+// textMatrix is the start of the text matrix that sets text upright as shown.
+func (g pageGeom) textMatrix() string {
+	return map[int]string{0: "1 0 0 1", 90: "0 1 -1 0", 180: "-1 0 0 -1", 270: "0 -1 1 0"}[g.rotate]
 }
 
 // writePDF writes a one-page PDF with the geometry g, the content stream
@@ -111,11 +128,7 @@ func textPDF(g pageGeom) []byte {
 	c.WriteString("BT /F1 18 Tf\n")
 	for k, line := range scanLines {
 		x, y := g.userOf(40, 70+float64(k)*34)
-		if g.rotate == 90 {
-			fmt.Fprintf(&c, "0 1 -1 0 %g %g Tm (%s) Tj\n", x, y, line)
-		} else {
-			fmt.Fprintf(&c, "1 0 0 1 %g %g Tm (%s) Tj\n", x, y, line)
-		}
+		fmt.Fprintf(&c, "%s %g %g Tm (%s) Tj\n", g.textMatrix(), x, y, line)
 	}
 	c.WriteString("ET\n")
 	return writePDF(g, c.String(), nil)
@@ -153,15 +166,18 @@ func scanOf(t *testing.T, data []byte, g pageGeom) []byte {
 	r.Cleanup()
 	// The image's unit square onto the crop box as shown.
 	wd, hd := g.displayed()
-	cm := fmt.Sprintf("%g 0 0 %g %g %g", wd, hd, g.crop[0], g.crop[1])
-	if g.rotate == 90 {
-		cm = fmt.Sprintf("0 %g %g 0 %g %g", wd, -hd, g.crop[0]+hd, g.crop[1])
-	}
+	c := g.crop
+	cm := map[int]string{
+		0:   fmt.Sprintf("%g 0 0 %g %g %g", wd, hd, c[0], c[1]),
+		90:  fmt.Sprintf("0 %g %g 0 %g %g", wd, -hd, c[0]+hd, c[1]),
+		180: fmt.Sprintf("%g 0 0 %g %g %g", -wd, -hd, c[2], c[1]+hd),
+		270: fmt.Sprintf("0 %g %g 0 %g %g", -wd, hd, c[2]-hd, c[3]),
+	}[g.rotate]
 	return writePDF(g, "q "+cm+" cm /Im0 Do Q\n", img)
 }
 
 // verifies that the words OCR reads on generated scans (upright, cropped,
-// turned by /Rotate 90) get boxes in PDF user space that lie on those words
+// turned by each /Rotate) get boxes in PDF user space that lie on those words
 // in the text page the scan was made from, and offsets that cover the
 // page's text exactly.
 func TestOCRWordBoxes(t *testing.T) {
@@ -173,6 +189,8 @@ func TestOCRWordBoxes(t *testing.T) {
 		{"upright", pageGeom{media: [4]float64{0, 0, 400, 260}, crop: [4]float64{0, 0, 400, 260}}},
 		{"cropped", pageGeom{media: [4]float64{0, 0, 520, 400}, crop: [4]float64{60, 90, 460, 350}}},
 		{"rotated-cropped", pageGeom{media: [4]float64{0, 0, 330, 480}, crop: [4]float64{30, 50, 290, 450}, rotate: 90}},
+		{"upside-down", pageGeom{media: [4]float64{0, 0, 420, 300}, crop: [4]float64{10, 20, 410, 280}, rotate: 180}},
+		{"rotated-270", pageGeom{media: [4]float64{0, 0, 300, 440}, crop: [4]float64{0, 20, 260, 420}, rotate: 270}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			text := textPDF(c.g)
