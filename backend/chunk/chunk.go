@@ -319,13 +319,28 @@ func findTitle(page, title string) (int, bool) {
 	if len(matches) == 0 {
 		return 0, false
 	}
+	// Best a line that is the title alone, then one that starts with it.
+	first := -1
 	for _, m := range matches {
 		lineStart := strings.LastIndexByte(page[:m[0]], '\n') + 1
 		// Allow a section number or Markdown marks before the title
 		// ("2.3 Methods", "## Methods").
-		if strings.TrimLeft(page[lineStart:m[0]], "0123456789.IVXivx#§ \t") == "" {
+		if strings.TrimLeft(page[lineStart:m[0]], "0123456789.IVXivx#§ \t") != "" {
+			continue
+		}
+		lineEnd := strings.IndexByte(page[m[1]:], '\n')
+		if lineEnd < 0 {
+			lineEnd = len(page) - m[1]
+		}
+		if strings.TrimSpace(page[m[1]:m[1]+lineEnd]) == "" {
 			return lineStart, true
 		}
+		if first < 0 {
+			first = lineStart
+		}
+	}
+	if first >= 0 {
+		return first, true
 	}
 	return matches[0][0], true
 }
@@ -335,6 +350,7 @@ type class int
 
 const (
 	atHeading class = iota
+	atTitleLine // a line that looks like a section heading (numbered, or Markdown)
 	atParagraph
 	atSentence
 	atLine
@@ -346,6 +362,7 @@ const (
 // it): a paragraph break 40% off target beats a sentence end on target.
 var penalty = [...]float64{
 	atHeading:   -0.4,
+	atTitleLine: -0.2,
 	atParagraph: 0.1,
 	atSentence:  0.5,
 	atLine:      0.6,
@@ -416,14 +433,16 @@ func (sp *splitter) cut(start int) (cut, next int) {
 	}
 	sp.pos = append(sp.pos, i) // pos[k] is where rune k starts; pos[len-1] is the end
 	runes := len(sp.pos) - 1
-	if i == end && runes <= o.Max {
-		return end, end // the rest fits
-	}
 	lo, hi := o.Min, o.Max
+	// The rest fits: it is still cut where a section starts, if both sides keep Min.
+	fits := i == end && runes <= o.Max
 	if i == end && runes-o.Min < hi {
 		hi = max(runes-o.Min, lo) // leave the last chunk at least Min
 	}
 	hi = min(hi, runes)
+	if fits && hi <= lo {
+		return end, end
+	}
 
 	best, bestK, bestClass := 1e9, hi, atHard
 	consider := func(k int, c class) {
@@ -456,7 +475,12 @@ func (sp *splitter) cut(start int) (cut, next int) {
 		if _, in := inside(sp.spans, p); in {
 			continue
 		}
-		consider(k, sp.classify(p))
+		if c := sp.classify(p); !fits || c <= atTitleLine {
+			consider(k, c)
+		}
+	}
+	if fits && bestClass > atTitleLine {
+		return end, end
 	}
 	cut = sp.pos[bestK]
 	if sp2, in := inside(sp.spans, cut); in {
@@ -469,7 +493,7 @@ func (sp *splitter) cut(start int) (cut, next int) {
 		}
 		return sp2.e, sp2.e
 	}
-	if bestClass == atHeading || bestClass == atParagraph || o.Overlap == 0 {
+	if bestClass == atHeading || bestClass == atTitleLine || bestClass == atParagraph || o.Overlap == 0 {
 		return cut, cut
 	}
 	next = sp.overlapStart(bestK)
@@ -489,6 +513,9 @@ func (sp *splitter) classify(p int) class {
 	text := sp.text
 	q := skipSpace(text, p)
 	newlines := strings.Count(text[p:q], "\n")
+	if newlines >= 1 && titleLine(text[q:min(len(text), q+maxTitleLine+1)]) {
+		return atTitleLine
+	}
 	if newlines >= 2 {
 		return atParagraph
 	}
@@ -638,4 +665,31 @@ func trimRightSpace(text string, s, e int) int {
 		e -= size
 	}
 	return e
+}
+
+// maxTitleLine is the longest line taken for a section heading.
+const maxTitleLine = 90
+
+// numberedTitle is a numbered heading's start: "3 ", "2.1 ", "J.1.1.2 ", "A.3. ", then
+// a capital letter. A lone letter needs a number after it, or "A Man…" would be one.
+var numberedTitle = regexp.MustCompile(`^(?:\d{1,2}(?:\.\d{1,3}){0,4}|[A-Z](?:\.\d{1,3}){1,4})\.?[ \t]+\p{Lu}`)
+
+// titleLine reports whether s starts with a line that reads as a section heading, so that
+// a passage starts with its section even when the outline does not list it (outlines
+// rarely go below the second level; plain text and Markdown have none): a numbered or
+// Markdown heading, short, not ending like a sentence part.
+func titleLine(s string) bool {
+	line, _, found := strings.Cut(s, "\n")
+	if !found && len(s) > maxTitleLine {
+		return false
+	}
+	line = strings.TrimSpace(line)
+	if line == "" || len(line) > maxTitleLine || strings.ContainsAny(line[len(line)-1:], ".,;:") {
+		return false
+	}
+	if strings.HasPrefix(line, "#") {
+		t := strings.TrimLeft(line, "#")
+		return len(line)-len(t) <= 6 && strings.HasPrefix(t, " ")
+	}
+	return numberedTitle.MatchString(line)
 }

@@ -184,7 +184,7 @@ func TestFindBlocks(t *testing.T) {
 		{"Text.\n```\ncode\n\nmore\n```\nAfter.", []string{"```\ncode\n\nmore\n```"}},
 		{"~~~~\nunclosed\n~~~\nstill code", []string{"~~~~\nunclosed\n~~~\nstill code"}},
 		{"Para.\n\n    indented\n\n    again\nNot.", []string{"indented\n\n    again"}}, // chunks are trimmed
-		{"Para.\n    continuation of a list item", nil}, // not after a blank line
+		{"Para.\n    continuation of a list item", nil},                                 // not after a blank line
 		{"| a | b |\n|---|---|\n| 1 | 2 |\nText", []string{"| a | b |\n|---|---|\n| 1 | 2 |"}},
 		{"Name    Qty\nApple   3\nPear    5\n\nProse with one  double space.", []string{"Name    Qty\nApple   3\nPear    5"}},
 		{"One line with a | pipe and another | pipe.\nProse.", nil}, // a lone row is no table
@@ -252,5 +252,31 @@ func TestTreeRealFiles(t *testing.T) {
 		if children < 2*len(tree) {
 			t.Errorf("%s: %d children for %d parents: parents are not split", name, children, len(tree))
 		}
+	}
+}
+
+// verifies which lines read as section headings, and that a passage starts at one even
+// when the rest of the text would fit in one chunk, as long as both sides keep Min.
+func TestTitleLines(t *testing.T) {
+	for line, want := range map[string]bool{
+		"2 Dimensions of terminals":       true,
+		"J.1.1.2 Upsampling filter":       true,
+		"4.1. Data\nA line of data":       true,
+		"## Flags":                        true,
+		"A Man against a loon":            false, // a lone letter needs a number
+		"2 apples and a pear":             false, // no capital after the number
+		"3 The cost is twelve dollars.":   false, // ends a sentence
+		"####### Too deep":                false,
+		"12.5 Million people live there,": false,
+	} {
+		if got := titleLine(line); got != want {
+			t.Errorf("titleLine(%q) = %v, want %v", line, got, want)
+		}
+	}
+	doc := docOf("1 Introduction\n" + prose(300) + "\n2.1 Methods\n" + prose(300) + "\n2.2 Results is short\nOnly this.")
+	chunks := Split(doc, DefaultOptions())
+	checkChunks(t, doc, DefaultOptions(), chunks)
+	if len(chunks) != 2 || !strings.HasPrefix(chunks[0].Text, "1 Introduction") || !strings.HasPrefix(chunks[1].Text, "2.1 Methods") {
+		t.Errorf("chunks do not start at the headings: %q", chunkTexts(chunks))
 	}
 }
