@@ -169,6 +169,9 @@ func unpackWords(b []byte) ([]Word, error) {
 		if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) {
 			return nil, errors.New("truncated word boxes")
 		}
+		if n == 0 || max(math.Abs(x), math.Abs(y), math.Abs(w), math.Abs(h)) > 1e7 {
+			return nil, errors.New("damaged word boxes")
+		}
 		start := at + gap
 		at = start + n
 		words = append(words, Word{X0: x, Y0: y, X1: x + w, Y1: y + h, Start: start, End: at})

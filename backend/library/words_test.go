@@ -123,3 +123,31 @@ func TestPackWordsSize(t *testing.T) {
 		t.Errorf("round trip: %d words, last %+v, %v", len(back), back[len(back)-1], err)
 	}
 }
+
+// FuzzUnpackWords checks that any blob read back from the database either is refused or
+// gives words that pack again and read back the same. Fuzz with `go test -fuzz FuzzUnpackWords ./backend/library`.
+func FuzzUnpackWords(f *testing.F) {
+	b, _ := packWords([]Word{{X0: 72, Y0: 700.25, X1: 120.5, Y1: 712, Start: 0, End: 5}, {X0: -3, Y0: 1, X1: 4, Y1: 2, Start: 9, End: 10}})
+	f.Add(b)
+	f.Add([]byte{wordsFormat})
+	f.Add([]byte{wordsFormat, 0x80})
+	f.Fuzz(func(t *testing.T, blob []byte) {
+		words, err := unpackWords(blob)
+		if err != nil {
+			return
+		}
+		again, err := packWords(words)
+		if err != nil {
+			t.Fatalf("words read back cannot be stored again: %v (%+v)", err, words)
+		}
+		back, err := unpackWords(again)
+		if err != nil || len(back) != len(words) {
+			t.Fatalf("repacked %d words to %d (%v)", len(words), len(back), err)
+		}
+		for i := range back {
+			if back[i] != words[i] {
+				t.Fatalf("word %d: %+v became %+v", i, words[i], back[i])
+			}
+		}
+	})
+}
