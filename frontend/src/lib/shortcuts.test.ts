@@ -13,6 +13,8 @@ describe('shortcuts', () => {
     expect(shortcutFor(k('o', { ctrlKey: true }), false)).toBe('add-documents');
     expect(shortcutFor(k('l', { ctrlKey: true }), false)).toBe('focus-library');
     expect(shortcutFor(k(',', { ctrlKey: true }), false)).toBe('settings');
+    expect(shortcutFor(k('i', { ctrlKey: true, typing: true }), false)).toBe('stats');
+    expect(shortcutFor(k('I', { metaKey: true }), true)).toBe('stats');
     expect(shortcutFor(k('k', { ctrlKey: true, typing: true }), false)).toBe('focus-ask');
   });
   it('leaves Shift and Alt combinations with Mod to the system', () => {

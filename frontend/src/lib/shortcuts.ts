@@ -69,7 +69,7 @@ export const SHORTCUTS: { keys: (mac: boolean) => string; what: string }[] = [
   { keys: (m) => keyLabel('n', m), what: 'New session' },
   { keys: (m) => keyLabel('o', m), what: 'Add documents' },
   { keys: (m) => keyLabel('l', m), what: 'Find in the library' },
-  { keys: () => '] / [  or  Alt+↓ / Alt+↑', what: 'Next / previous source' },
+  { keys: () => '] / [  or  Alt+↓ / Alt+↑', what: 'Next / previous citation' },
   { keys: (m) => keyLabel(',', m), what: 'Models and settings' },
   { keys: (m) => keyLabel('i', m), what: 'Usage and stats' },
   { keys: (m) => keyLabel('\\', m), what: 'Show or hide the viewer' },
