@@ -82,3 +82,10 @@ func TestCalibrate(t *testing.T) {
 		t.Errorf("distributions: %+v %+v", c.Same, c.Different)
 	}
 }
+
+// BenchmarkAgree measures the word check a cache hit needs (two questions parsed).
+func BenchmarkAgree(b *testing.B) {
+	for b.Loop() {
+		Agree("What is the difference between a slice and an array in Go?", "What's the difference between a slice and an array in Go")
+	}
+}

@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/carrel-app/carrel/internal/testollama"
+)
+
+// BenchmarkCachedAsk measures a whole question answered from the cache in a new session
+// (rewrite skipped, the question embedded by the test Ollama, lookup in SQLite and FAISS,
+// the exchange and its metrics saved), against BenchmarkUncachedAsk with the tiny model.
+func BenchmarkCachedAsk(b *testing.B) {
+	benchAsk(b, false)
+}
+
+// BenchmarkUncachedAsk is the same question answered fresh by the tiny model (16 tokens).
+func BenchmarkUncachedAsk(b *testing.B) {
+	benchAsk(b, true)
+}
+
+func benchAsk(b *testing.B, fresh bool) {
+	srv := testollama.Start(b)
+	dir := b.TempDir()
+	note := filepath.Join(dir, "walden.md")
+	if err := os.WriteFile(note, []byte(woods), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+		EmbedModel: srv.EmbedModel, MaxTokens: 16})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer eng.Close()
+	ctx := context.Background()
+	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := eng.AskSession(ctx, "Why did Thoreau live in the woods?", AskOptions{DocIDs: []string{}}, nil); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		ans, err := eng.AskSession(ctx, "why did Thoreau live in the woods", AskOptions{DocIDs: []string{}, Fresh: fresh}, nil)
+		if err != nil || (ans.Cached == nil) != fresh {
+			b.Fatalf("%v (cached %v)", err, ans.Cached)
+		}
+	}
+}
