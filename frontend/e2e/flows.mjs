@@ -164,8 +164,9 @@ export async function fullFlow({ page, url, pdf, question }) {
   const viewer = await openCitationAndCheckViewer(page, answer, 'full-6',
     markers > 0 ? '[data-testid=answer-body] button.cite' : '[data-testid=source]');
 
-  // Stop: a second question, stopped while it streams; the partial answer stays.
-  const second = await ask(page, question);
+  // Stop: a second question, stopped while it streams; the partial answer stays. (Not the
+  // same question: that one is answered from the answer cache at once.)
+  const second = await ask(page, `${question} Answer again, in more detail.`);
   await second.locator('[data-testid=answer-streaming]').waitFor({ timeout: ANSWER_TIMEOUT });
   await page.click('[data-testid=stop-button]');
   const stopped = await waitAnswerFinished(page, second);
