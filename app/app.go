@@ -211,6 +211,10 @@ type Queued struct {
 
 // AddPaths queues files and folders for ingest; progress arrives as library:changed events.
 func (a *App) AddPaths(paths []string) (Queued, error) {
+	if a.ctx.Err() != nil {
+		// Between a library switch's halt and start (or after a failed switch).
+		return Queued{}, errors.New("no library is open right now: try again in a moment")
+	}
 	files := engine.ExpandPaths(paths)
 	for _, f := range files {
 		select {
