@@ -268,6 +268,9 @@ async function searchHits(page) {
  */
 async function searchFlow(page, docID) {
   const box = page.locator('[data-testid=viewer-search]');
+  await page.click('[data-testid=viewer-page-count]');
+  await page.keyboard.press('Control+f');
+  assert(await box.evaluate((el) => el === document.activeElement), 'Ctrl+F puts the cursor in the find box');
   await box.fill('kelp');
   await page.waitForFunction(() => document.querySelector('[data-testid=viewer-search-count]')?.textContent?.trim() === '1 of 1', null, { timeout: 30_000 });
   await page.locator('[data-testid=viewer-page][data-page="2"] [data-testid=search-hit][data-current=true]').waitFor({ timeout: 30_000 });
