@@ -201,7 +201,7 @@ func Tree(doc *ingest.Document, opts Options) []Parent {
 		return nil
 	}
 	co := sp.opts.child()
-	csp := splitter{stream: sp.stream, opts: co, heads: sp.heads, spans: protect(sp.text, sp.blocks, co.Max), blocks: sp.blocks}
+	csp := splitter{stream: sp.stream, opts: co, heads: sp.heads, titles: sp.titles, spans: protect(sp.text, sp.blocks, co.Max), blocks: sp.blocks}
 	for i := range parents {
 		p := &parents[i]
 		for _, c := range csp.split(p.s, p.e) {
@@ -232,6 +232,7 @@ func cutParents(doc *ingest.Document, opts Options) ([]cut, *splitter) {
 	o := opts.sane()
 	blocks := findBlocks(s.text)
 	sp := &splitter{stream: s, opts: o, heads: s.locateHeadings(doc.Outline), blocks: blocks, spans: protect(s.text, blocks, o.Max)}
+	sp.titles = titleLines(s.text, blocks)
 	return sp.split(0, len(s.text)), sp
 }
 
@@ -374,6 +375,7 @@ type splitter struct {
 	*stream
 	opts   Options
 	heads  []heading
+	titles []heading // lines that read as headings (titleLine), in order
 	blocks []block
 	spans  []span // no cut falls inside one (see protect)
 	end    int    // the end of the range being split
@@ -411,10 +413,15 @@ func (sp *splitter) chunk(s, e int) Chunk {
 		Start:     s - sp.starts[a],
 		End:       e - sp.starts[b],
 	}
-	// The last heading at or before s.
+	// The last heading at or before s: from the outline, or a heading line after it
+	// (outlines rarely list the deeper sections a passage sits in).
+	at := -1
 	i := sort.Search(len(sp.heads), func(i int) bool { return sp.heads[i].pos > s })
 	if i > 0 {
-		c.Section = sp.heads[i-1].title
+		c.Section, at = sp.heads[i-1].title, sp.heads[i-1].pos
+	}
+	if j := sort.Search(len(sp.titles), func(j int) bool { return sp.titles[j].pos > s }); j > 0 && sp.titles[j-1].pos > at {
+		c.Section = sp.titles[j-1].title
 	}
 	return c
 }
@@ -692,4 +699,29 @@ func titleLine(s string) bool {
 		return len(line)-len(t) <= 6 && strings.HasPrefix(t, " ")
 	}
 	return numberedTitle.MatchString(line)
+}
+
+// titleLines finds the lines of text that read as headings (titleLine), outside code
+// blocks and tables, with their text as a section title.
+func titleLines(text string, blocks []block) []heading {
+	var out []heading
+	b := 0
+	for _, l := range splitLines(text) {
+		for b < len(blocks) && blocks[b].e <= l.s {
+			b++
+		}
+		if b < len(blocks) && blocks[b].s <= l.e && l.s < blocks[b].e {
+			continue // a line of a code block or table
+		}
+		t := strings.TrimSpace(text[l.s:l.e])
+		if t == "" || !(t[0] == '#' || t[0] >= '0' && t[0] <= '9' || t[0] >= 'A' && t[0] <= 'Z') {
+			continue // cheap test before the pattern
+		}
+		p := skipSpace(text, l.s)
+		if !titleLine(text[p:l.e]) {
+			continue
+		}
+		out = append(out, heading{title: strings.TrimSpace(strings.TrimLeft(t, "#")), pos: p, exact: true})
+	}
+	return out
 }

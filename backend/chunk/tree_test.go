@@ -279,4 +279,8 @@ func TestTitleLines(t *testing.T) {
 	if len(chunks) != 2 || !strings.HasPrefix(chunks[0].Text, "1 Introduction") || !strings.HasPrefix(chunks[1].Text, "2.1 Methods") {
 		t.Errorf("chunks do not start at the headings: %q", chunkTexts(chunks))
 	}
+	// With no outline, a heading line names the section of the passages under it.
+	if len(chunks) == 2 && (chunks[0].Section != "1 Introduction" || chunks[1].Section != "2.1 Methods") {
+		t.Errorf("sections %q, %q", chunks[0].Section, chunks[1].Section)
+	}
 }

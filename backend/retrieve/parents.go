@@ -136,30 +136,39 @@ func Dedupe(hits []Hit) []Hit {
 }
 
 // shingles returns the sorted, distinct hashes of text's word trigrams (words lowercased,
-// punctuation dropped); a text of fewer than three words gives its words.
+// punctuation dropped); a text of fewer than three words gives its words. It hashes as it
+// reads, without building the words: it runs on every loaded hit of every search.
 func shingles(text string) []uint64 {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	const offset, prime = 14695981039346656037, 1099511628211 // FNV-1a
+	var words []uint64
+	h, in := uint64(offset), false
+	for _, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			r = unicode.ToLower(r)
+			h = (h ^ uint64(r)) * prime
+			in = true
+		} else if in {
+			words = append(words, h)
+			h, in = offset, false
+		}
+	}
+	if in {
+		words = append(words, h)
+	}
 	n := 3
 	if len(words) < n {
 		n = 1
 	}
-	set := map[uint64]bool{}
+	out := make([]uint64, 0, len(words))
 	for i := 0; i+n <= len(words); i++ {
-		h := uint64(14695981039346656037) // FNV-1a
+		g := uint64(offset)
 		for _, w := range words[i : i+n] {
-			for j := 0; j < len(w); j++ {
-				h = (h ^ uint64(w[j])) * 1099511628211
-			}
-			h = (h ^ ' ') * 1099511628211
+			g = (g ^ w) * prime
 		}
-		set[h] = true
-	}
-	out := make([]uint64, 0, len(set))
-	for h := range set {
-		out = append(out, h)
+		out = append(out, g)
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
 // jaccard is |a∩b| / |a∪b| of two sorted sets.

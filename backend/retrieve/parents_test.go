@@ -104,3 +104,24 @@ func TestTrimToBudget(t *testing.T) {
 		t.Errorf("search with a budget: %d hits", len(got))
 	}
 }
+
+// BenchmarkDedupe measures dropping near-duplicates among 2k = 20 loaded parents of ~1000
+// characters, the work a search adds after fusion.
+func BenchmarkDedupe(b *testing.B) {
+	words := strings.Fields("the pond froze early that winter and the loon dove under the ice while ants fought near the woodpile for hours")
+	hits := make([]Hit, 20)
+	for i := range hits {
+		var sb strings.Builder
+		for j := 0; sb.Len() < 1000; j++ {
+			sb.WriteString(words[(i*7+j*j)%len(words)])
+			sb.WriteByte(' ')
+		}
+		hits[i] = Hit{Chunk: library.Chunk{ID: string(rune('a' + i)), Text: sb.String()}}
+	}
+	buf := make([]Hit, len(hits))
+	b.ResetTimer()
+	for range b.N {
+		copy(buf, hits)
+		Dedupe(buf)
+	}
+}
