@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 
@@ -459,6 +460,9 @@ func (e *Engine) IngestFiles(ctx context.Context, paths []string, workers int, p
 	// The lexical index takes the chunks of many documents at once: one bleve segment
 	// per document made its merger the largest cost after PDFium.
 	lb := &lexBatch{}
+	// The largest files go first, so that the last to finish are small ones rather than
+	// a book read by one worker while the others are idle. Results keep their places.
+	order := largestFirst(paths)
 	var (
 		mu       sync.Mutex
 		firstErr error
@@ -478,6 +482,7 @@ func (e *Engine) IngestFiles(ctx context.Context, paths []string, workers int, p
 				if i >= len(paths) || stop {
 					return
 				}
+				i = order[i]
 				r, err := e.ingestTree(ctx, paths[i], progress, 0, lb)
 				mu.Lock()
 				results[i] = r
@@ -499,6 +504,21 @@ func (e *Engine) IngestFiles(ctx context.Context, paths []string, workers int, p
 		firstErr = ctx.Err()
 	}
 	return results, firstErr
+}
+
+// largestFirst returns the indexes of paths ordered by file size, largest first (paths
+// that cannot be read last, in their order).
+func largestFirst(paths []string) []int {
+	order := make([]int, len(paths))
+	size := make([]int64, len(paths))
+	for i, p := range paths {
+		order[i], size[i] = i, -1
+		if fi, err := os.Stat(p); err == nil {
+			size[i] = fi.Size()
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return size[order[a]] > size[order[b]] })
+	return order
 }
 
 // lexBatch gathers the lexical entries of several documents and adds them to the index
