@@ -52,7 +52,9 @@ var rules = []rule{
 	// Answer length and style.
 	{re: regexp.MustCompile(`^(?:i (?:prefer|like|want|would like|'d like|'d prefer|need) |please (?:always )?(?:keep|give me|make) (?:my |the |your )?|always (?:keep|give me|make) (?:my |the |your )?|keep (?:my |the |your )?)(short|shorter|brief|concise|long|longer|detailed|thorough|step-by-step|simple|simpler) (?:answers|replies|responses|explanations)(.*)$`),
 		kind: Preference, slot: "length", text: func(m []string) string { return "prefers " + m[1] + " answers" + strings.TrimRight(m[2], " ") },
-		check: func(m []string) bool { return m[2] == "" || strings.HasPrefix(m[2], " with ") || strings.HasPrefix(m[2], " in ") }},
+		check: func(m []string) bool {
+			return m[2] == "" || strings.HasPrefix(m[2], " with ") || strings.HasPrefix(m[2], " in ")
+		}},
 	{re: regexp.MustCompile(`^(?:i (?:prefer|like|want|would like|'d like|'d prefer) (?:my )?(?:answers|replies|responses|explanations) (?:to be )?|please (?:always )?keep (?:your |the )?(?:answers|replies|responses|explanations) |(?:always )?keep (?:your |the )?(?:answers|replies|responses|explanations) )(short|shorter|brief|concise|long|longer|detailed|thorough|simple|simpler)$`),
 		kind: Preference, slot: "length", text: func(m []string) string { return "prefers " + m[1] + " answers" }},
 	{re: regexp.MustCompile(`^(?:i (?:prefer|like|learn best with|learn better with) |please always (?:include|use|give|add) |always (?:include|use|give|add) )((?:worked |concrete |real-world |practical |code )?examples(?: in [a-z+#]+)?|analogies|diagrams|bullet points|step-by-step explanations|plain language|simple language|formulas|the intuition first)$`),
@@ -64,9 +66,9 @@ var rules = []rule{
 		kind: Context, slot: "role", text: func(m []string) string { return "is " + m[1] + " " + m[2] },
 		check: func(m []string) bool { return endsWithRole(m[2]) }},
 	{re: regexp.MustCompile(`^i(?: am|'m) (?:currently |now )?(?:studying|majoring in|doing a (?:degree|major|masters|master's|phd|bachelor's) in|in my [a-z]+ year of) ([a-z0-9' -]{2,60})$`),
-		kind: Context, slot: "field", text: func(m []string) string { return "studies " + m[1] }},
+		kind: Context, slot: "field", text: func(m []string) string { return "studies " + m[1] }, check: isField},
 	{re: regexp.MustCompile(`^i (?:study|major in) ([a-z0-9' -]{2,60})(?: at [a-z0-9' -]+)?$`),
-		kind: Context, slot: "field", text: func(m []string) string { return "studies " + m[1] }},
+		kind: Context, slot: "field", text: func(m []string) string { return "studies " + m[1] }, check: isField},
 	{re: regexp.MustCompile(`^i(?: am|'m) (?:currently |now )?(?:taking|enrolled in|attending|following) (?:a |an |the )?((?:course|class|module|unit)s? (?:in|on|called) [a-z0-9' -]{2,60}|[a-z0-9' -]{2,60} (?:course|class|module|unit))$`),
 		kind: Context, slot: "course", text: func(m []string) string { return "is taking " + m[1] }},
 	{re: regexp.MustCompile(`^my (?:course|class|module|major|degree) is (?:in |on )?([a-z0-9' -]{2,60})$`),
@@ -80,7 +82,7 @@ var rules = []rule{
 		kind: Goal, text: func(m []string) string { return "wants to " + m[1] }},
 	{re: regexp.MustCompile(`^i(?: am|'m) (?:preparing|studying|revising|cramming) for ([a-z0-9'+# -]{3,80})$`),
 		kind: Goal, text: func(m []string) string { return "is preparing for " + m[1] }},
-	{re: regexp.MustCompile(`^i (?:want|need|have|hope|plan) to (learn|master|pass|get better at|improve (?:my|at)|become|prepare for|finish|write) ([a-z0-9'+# -]{2,80})$`),
+	{re: regexp.MustCompile(`^i (?:want|need|have|hope|plan) to (learn|master|pass|get better at|improve (?:my|at)|become|prepare for) ([a-z0-9'+# -]{2,80})$`),
 		kind: Goal, text: func(m []string) string { return "wants to " + m[1] + " " + m[2] }},
 	{re: regexp.MustCompile(`^my (exam|final|finals|thesis|defense|defence|deadline|test|interview) is (on|in|next) ([a-z0-9' -]{2,40})$`),
 		kind: Goal, text: func(m []string) string { return "has their " + m[1] + " " + m[2] + " " + m[3] }},
@@ -105,6 +107,20 @@ func wordSet(s string) map[string]bool {
 		m[w] = true
 	}
 	return m
+}
+
+// isField accepts "I'm studying X" as the user's field, not as what they are reading now
+// ("I'm studying chapter 3", "I'm studying this paper", "I'm studying for the exam").
+func isField(m []string) bool {
+	f := strings.Fields(m[1])
+	if len(f) == 0 || len(f) > 5 || strings.ContainsAny(m[1], "0123456789") {
+		return false
+	}
+	switch f[0] {
+	case "this", "that", "these", "those", "the", "a", "an", "it", "my", "for", "chapter", "section", "page", "pages", "hard", "now", "today", "tonight":
+		return false
+	}
+	return true
 }
 
 func endsWithRole(phrase string) bool {
@@ -161,7 +177,7 @@ func Extract(message string) []Candidate {
 			if m == nil || (r.check != nil && !r.check(m)) {
 				continue
 			}
-			c := Candidate{Kind: r.kind, Slot: r.slot, Text: clean(r.text(m)), Source: strings.TrimRight(s, ".!;")}
+			c := Candidate{Kind: r.kind, Slot: r.slot, Text: aboutUser(clean(r.text(m))), Source: strings.TrimRight(s, ".!;")}
 			if k := Key(c.Text); !seen[k] {
 				seen[k] = true
 				out = append(out, c)
@@ -237,6 +253,23 @@ func hedged(s string) bool {
 }
 
 func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// aboutUser turns the first-person words left in a fact ("is preparing for my exam") to
+// the third person, since facts are phrased about the user.
+func aboutUser(s string) string {
+	f := strings.Fields(s)
+	for i, w := range f {
+		switch w {
+		case "my":
+			f[i] = "their"
+		case "me", "myself":
+			f[i] = "them"
+		case "mine":
+			f[i] = "theirs"
+		}
+	}
+	return strings.Join(f, " ")
+}
 
 // Key is a memory's text normalised for spotting duplicates.
 func Key(text string) string {

@@ -24,6 +24,8 @@ func TestExtract(t *testing.T) {
 		{"I'm preparing for the bar exam. Explain tort law.", Goal, "", "is preparing for the bar exam"},
 		{"I want to learn Go concurrency", Goal, "", "wants to learn go concurrency"},
 		{"My exam is next friday", Goal, "", "has their exam next friday"},
+		{"I'm studying for my pharmacology exam.", Goal, "", "is preparing for their pharmacology exam"},
+		{"I'm studying marine biology", Context, "field", "studies marine biology"},
 	}
 	for _, c := range keep {
 		got := Extract(c.msg)
@@ -55,6 +57,13 @@ func TestExtract(t *testing.T) {
 		"I'm a bit confused",
 		"I'm a little lost here",
 		"I'm sure",
+		// What the user is reading now, one-off tasks.
+		"I'm studying chapter 3",
+		"I'm studying this paper",
+		"I have to finish this chapter",
+		"I need to write a summary of section 2",
+		"I prefer the second explanation",
+		"I like this answer",
 		// Facts about the documents.
 		"The paper is about attention.",
 		"Section 3 is on encryption",
