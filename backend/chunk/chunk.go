@@ -3,9 +3,10 @@
 //
 // [Split] treats a document as the text of its pages joined by
 // [PageSeparator] and cuts it into chunks of about [Options.Target]
-// characters. It prefers to cut before an outline heading, then at a
-// paragraph break, then after a sentence, then at a line break, then
-// between words; only text with no white space at all is cut mid-word.
+// characters. It prefers to cut before an outline heading, then before a
+// line that reads as a numbered or Markdown heading, then at a paragraph
+// break, then after a sentence, then at a line break, then between words;
+// only text with no white space at all is cut mid-word.
 // When a cut falls inside a paragraph, the next chunk starts a little
 // before it ([Options.Overlap]) at a sentence or word start, so that a
 // sentence near a cut is whole in at least one chunk.
