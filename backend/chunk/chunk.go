@@ -351,8 +351,8 @@ func findTitle(page, title string) (int, bool) {
 type class int
 
 const (
-	atHeading class = iota
-	atTitleLine // a line that looks like a section heading (numbered, or Markdown)
+	atHeading   class = iota
+	atTitleLine       // a line that looks like a section heading (numbered, or Markdown)
 	atParagraph
 	atSentence
 	atLine
