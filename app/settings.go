@@ -454,5 +454,5 @@ func samePath(a, b string) bool {
 // within reports whether path is dir or inside it.
 func within(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && rel != "." || samePath(path, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -703,7 +703,13 @@ export async function settingsFlow({ page, url, files, library, config, scratch 
   // ---- chunking ----
   const section = page.locator('[data-testid=chunk-settings]');
   await section.locator('[data-testid=chunk-field-target]').waitFor();
-  await section.scrollIntoViewIfNeeded();
+  // The header's section links scroll the long panel to a section.
+  await page.click('[data-testid=jump-chunk-settings]');
+  await page.waitForFunction(() => {
+    const r = document.querySelector('[data-testid=chunk-settings] h3')?.getBoundingClientRect();
+    const d = document.querySelector('[data-testid=settings]')?.getBoundingClientRect();
+    return !!r && !!d && r.top >= d.top && r.bottom <= d.bottom;
+  }, null, { timeout: 5_000 });
   const note = (await section.locator('[data-testid=chunk-note]').textContent()) ?? '';
   assert(/added afterwards/.test(note), `the note says when sizes apply (${note})`);
   const fields = await section.locator('input[type=number]').evaluateAll((is) => is.map((i) => i.dataset.testid));
