@@ -60,7 +60,9 @@ func (l *layout) add(g placed) {
 		case l.isDup(g):
 			return // the same glyph drawn again where it was drawn before
 		default:
-			l.newline()
+			// A drop of several lines is a paragraph break, as PDFium
+			// marks it with an empty line (chunking splits there).
+			l.newline(g.dir == p.dir && p.y-g.y > 4*em)
 		}
 	}
 	l.write(g.text)
@@ -82,11 +84,15 @@ func (l *layout) isDup(g placed) bool {
 
 // newline ends the line; a line ending in a hyphen after a letter gets
 // PDFium's mark instead of the break.
-func (l *layout) newline() {
-	if l.lastRune == '-' && unicode.IsLetter(l.prevRune) {
+func (l *layout) newline(paragraph bool) {
+	if l.lastRune == '-' && unicode.IsLetter(l.prevRune) && !paragraph {
 		l.buf = l.buf[:len(l.buf)-1]
 		l.buf = utf8.AppendRune(l.buf, LineEndHyphen)
 		l.lastRune, l.prevRune = LineEndHyphen, '-'
+		return
+	}
+	if paragraph {
+		l.write("\n\n")
 		return
 	}
 	l.write("\n")

@@ -291,3 +291,10 @@ func TestExtractCancelled(t *testing.T) {
 		t.Error("a cancelled extraction returned no error")
 	}
 }
+
+func TestParagraphBreak(t *testing.T) {
+	p := onePage(t, buildPDF("BT /F1 12 Tf 72 700 Td (Title) Tj 0 -14 Td (next line) Tj 0 -100 Td (far below) Tj ET", helv))
+	if want := "Title\nnext line\n\nfar below"; p.Text != want {
+		t.Errorf("text %q, want %q", p.Text, want)
+	}
+}
