@@ -18,7 +18,9 @@ const memoryUsage = `usage: carrel memory list [--json]
        carrel memory add [--kind preference|context|goal] TEXT...
        carrel memory edit ID TEXT...
        carrel memory rm ID
-       carrel memory on|off            learn from your questions and tell the model, or not`
+       carrel memory on|off            learn from your questions and tell the model, or not
+       carrel memory model on|off      let the local chat model propose memories too (each checked
+                                       against your own words; off by default)`
 
 // memoryCmd shows and edits what Carrel remembers about the user.
 func memoryCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) error {
@@ -99,6 +101,15 @@ func memoryCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) 
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "memory %s\n", sub)
+		return nil
+	case "model":
+		if len(args) != 1 || (args[0] != "on" && args[0] != "off") {
+			return usageError{errors.New(memoryUsage)}
+		}
+		if err := eng.SetMemoryModelEnabled(ctx, args[0] == "on"); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "memories proposed by the local model: %s\n", args[0])
 		return nil
 	}
 	return usageError{fmt.Errorf("memory: unknown subcommand %q\n%s", sub, memoryUsage)}

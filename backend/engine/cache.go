@@ -71,8 +71,9 @@ func (c *answerCache) close() error {
 // Prefs keys.
 const (
 	prefCacheThreshold = "cache_threshold"
-	prefCache          = "cache"  // "off" turns the cache off
-	prefMemory         = "memory" // "off" turns memory off
+	prefCache          = "cache"        // "off" turns the cache off
+	prefMemory         = "memory"       // "off" turns memory off
+	prefMemoryModel    = "memory_model" // "on" lets the local model propose memories
 )
 
 // CacheStatus says how the cache matches questions now.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/llm"
 	"github.com/carrel-app/carrel/backend/memory"
 )
 
@@ -78,6 +79,58 @@ func (e *Engine) DeleteMemory(ctx context.Context, id int64) error {
 	return e.lib.DeleteMemory(ctx, id)
 }
 
+// MemoryModelEnabled reports whether the local chat model may propose memories too (off
+// unless turned on; its proposals are validated against the user's words).
+func (e *Engine) MemoryModelEnabled(ctx context.Context) bool {
+	v, err := e.lib.Pref(ctx, prefMemoryModel)
+	return err == nil && v == "on"
+}
+
+// SetMemoryModelEnabled lets the local chat model propose memories (or not).
+func (e *Engine) SetMemoryModelEnabled(ctx context.Context, on bool) error {
+	v := "off"
+	if on {
+		v = "on"
+	}
+	return e.lib.SetPref(ctx, prefMemoryModel, v)
+}
+
+const memoryPrompt = `You read one message a user wrote to a study assistant and list the lasting facts the user states about themselves: preferences about answers, their role, field, course or level, and their goals. Only what the user says of themselves in this message; nothing about documents or other people, nothing guessed. Write one per line as "preference: prefers ...", "context: is ..." or "goal: wants to ...". If there is none, reply "none".`
+
+// modelCandidates asks the local model for facts in the user's message and keeps those
+// memory.Validate finds in the user's own words.
+func (e *Engine) modelCandidates(ctx context.Context, m answerModel, userMessage string) []memory.Candidate {
+	zero := 0.0
+	var out strings.Builder
+	_, err := m.provider.Chat(ctx, llm.ChatRequest{Model: m.name, NumCtx: m.numCtx, KeepAlive: e.keepAlive(), MaxTokens: 128, Temperature: &zero,
+		Messages: []llm.Message{{Role: "system", Content: memoryPrompt}, {Role: "user", Content: userMessage}}},
+		func(d llm.Delta) error {
+			out.WriteString(d.Text)
+			return nil
+		})
+	if err != nil && out.Len() == 0 {
+		slog.Warn("memory: the model's extraction failed", "err", err)
+		return nil
+	}
+	return parseModelFacts(out.String(), userMessage)
+}
+
+// parseModelFacts reads "kind: fact" lines and keeps the facts validated against the
+// user's message.
+func parseModelFacts(reply, userMessage string) []memory.Candidate {
+	var cands []memory.Candidate
+	for _, line := range strings.Split(reply, "\n") {
+		kind, fact, ok := strings.Cut(strings.TrimSpace(strings.TrimLeft(line, "-*• ")), ":")
+		if !ok {
+			continue
+		}
+		if c, ok := memory.Validate(userMessage, strings.ToLower(strings.TrimSpace(kind)), fact); ok {
+			cands = append(cands, c)
+		}
+	}
+	return cands
+}
+
 // aboutUser is the memories that enter the prompt (none when memory is off).
 func (e *Engine) aboutUser(ctx context.Context) []string {
 	if !e.MemoryEnabled(ctx) {
@@ -96,13 +149,19 @@ func (e *Engine) aboutUser(ctx context.Context) []string {
 }
 
 // learn stores what a user's message says about the user, after its answer was produced.
-// Only the user's own message is read: never the documents, never the answer.
-func (e *Engine) learn(ctx context.Context, userMessage, sessionID string) []library.Memory {
+// Only the user's own message is read: never the documents, never the answer. The fixed
+// rules (memory.Extract) always run; with model extraction on and a local model
+// answering, the model may add candidates, each kept only if memory.Validate finds it in
+// the user's own words.
+func (e *Engine) learn(ctx context.Context, m answerModel, userMessage, sessionID string) []library.Memory {
 	ctx = context.WithoutCancel(ctx)
 	if !e.MemoryEnabled(ctx) {
 		return nil
 	}
 	cands := memory.Extract(userMessage)
+	if m.provider != nil && m.provider == e.ollama && e.MemoryModelEnabled(ctx) {
+		cands = append(cands, e.modelCandidates(ctx, m, userMessage)...)
+	}
 	if len(cands) == 0 {
 		return nil
 	}

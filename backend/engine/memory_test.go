@@ -147,3 +147,31 @@ func TestMemoryInPrompt(t *testing.T) {
 		t.Fatalf("memory off, yet learnt: %+v", ms)
 	}
 }
+
+// verifies a model's proposed memories are kept only when the user's words say them.
+func TestParseModelFacts(t *testing.T) {
+	msg := "I'm a second-year nursing student at Leeds. What does the author say about sepsis?"
+	got := parseModelFacts("context: is a second-year nursing student at Leeds\n- goal: wants to become a surgeon\npreference: prefers short answers\nnone\nthe user is smart", msg)
+	if len(got) != 1 || got[0].Text != "is a second-year nursing student at leeds" || got[0].Kind != "context" {
+		t.Fatalf("parseModelFacts = %+v", got)
+	}
+}
+
+// verifies the local model's extraction with the real test Ollama: its gibberish
+// proposals are all refused, so only the rules' facts are kept.
+func TestModelMemoryRefusesGibberish(t *testing.T) {
+	srv := testollama.Start(t)
+	eng, _ := openWithNotes(t, srv)
+	ctx := context.Background()
+	if err := eng.SetMemoryModelEnabled(ctx, true); err != nil || !eng.MemoryModelEnabled(ctx) {
+		t.Fatal(err)
+	}
+	ask(t, eng, "I'm a second-year nursing student at Leeds. Why did Thoreau live in the woods?", AskOptions{})
+	if ms, _ := eng.Memories(ctx); len(ms) != 0 {
+		t.Fatalf("memories from a random model: %+v", ms)
+	}
+	ask(t, eng, "I prefer short answers. What did Thoreau plant?", AskOptions{})
+	if ms, _ := eng.Memories(ctx); len(ms) != 1 || ms[0].Text != "prefers short answers" {
+		t.Fatalf("memories: %+v", ms)
+	}
+}

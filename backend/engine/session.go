@@ -180,7 +180,7 @@ func (e *Engine) AskSession(ctx context.Context, question string, opt AskOptions
 	}
 	if msg.Status != library.MessageFailed {
 		// Only now, with the answer produced, and only from the user's own words.
-		if learnt := e.learn(ctx, question, sess.ID); len(learnt) > 0 && opt.OnLearn != nil {
+		if learnt := e.learn(ctx, m, question, sess.ID); len(learnt) > 0 && opt.OnLearn != nil {
 			opt.OnLearn(learnt)
 		}
 	}

@@ -151,15 +151,7 @@ var (
 func Extract(message string) []Candidate {
 	// Quoted passages are someone else's words (often a document's): drop them, and any
 	// line quoted e-mail style.
-	var lines []string
-	for _, ln := range strings.Split(message, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(ln), ">") {
-			continue
-		}
-		lines = append(lines, ln)
-	}
-	text := quotedRE.ReplaceAllString(strings.Join(lines, "\n"), " … ")
-	text = singleQuotedRE.ReplaceAllString(text, "$1 … $2")
+	text := unquote(message)
 	var out []Candidate
 	seen := map[string]bool{}
 	// Questions are split off first so that a question mark marks its own sentence.

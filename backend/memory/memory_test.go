@@ -91,3 +91,27 @@ func TestPlan(t *testing.T) {
 		t.Fatalf("Plan = %+v", got)
 	}
 }
+
+// verifies a model's candidates are kept only when the user's own first-person words say
+// them: not a guess, not a paraphrase, not a quote, not a question.
+func TestValidate(t *testing.T) {
+	msg := `I'm a second-year nursing student at Leeds. The book says "I am a surgeon". What is sepsis? Maybe I'm a visual learner.`
+	for _, c := range []struct {
+		kind, fact string
+		ok         bool
+	}{
+		{Context, "is a second-year nursing student", true},
+		{Context, "The user is a nursing student at Leeds.", true},
+		{Context, "is a surgeon", false},                // quoted from the book
+		{Goal, "wants to become a nurse", false},        // not said
+		{Preference, "prefers visual aids", false},      // a hedged guess
+		{Context, "is interested in sepsis", false},     // a question is not a fact
+		{Context, "second-year nursing student", false}, // not phrased about the user
+		{"mood", "is a second-year nursing student", false},
+	} {
+		got, ok := Validate(msg, c.kind, c.fact)
+		if ok != c.ok || (ok && got.Source != "I'm a second-year nursing student at Leeds") {
+			t.Errorf("Validate(%q) = %+v, %v; want %v", c.fact, got, ok, c.ok)
+		}
+	}
+}
