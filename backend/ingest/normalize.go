@@ -26,6 +26,11 @@ func normalizePDFText(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); {
+		if c := s[i]; c >= ' ' && c < 0x7f { // printable ASCII, nearly all of a page
+			b.WriteByte(c)
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		switch {
