@@ -64,6 +64,11 @@ func TestIngestDocTypeAndChunkSizes(t *testing.T) {
 	if info, err := eng.DocumentInfo(res.DocID); err != nil || info.DocType != "paper" {
 		t.Errorf("DocumentInfo = %+v, %v", info, err)
 	}
+	// The passages (parents) follow target; Result.Chunks counts their children.
+	before, err := eng.lib.DocumentParents(ctx, res.DocID)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := eng.Remove(ctx, res.DocID); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +79,11 @@ func TestIngestDocTypeAndChunkSizes(t *testing.T) {
 	if err != nil || small.Status != Inserted {
 		t.Fatalf("re-ingest: %+v %v", small, err)
 	}
-	if small.Chunks <= res.Chunks*3/2 {
-		t.Errorf("%d chunks with target 600, %d with the paper default 1200", small.Chunks, res.Chunks)
+	after, err := eng.lib.DocumentParents(ctx, small.DocID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) <= len(before)*3/2 {
+		t.Errorf("%d passages with target 600, %d with the paper default 1200", len(after), len(before))
 	}
 }
