@@ -136,8 +136,19 @@ func TestAnswerCache(t *testing.T) {
 		t.Fatalf("after fresh, the hit should be the fresh answer: %+v", h.Cached)
 	}
 
-	// The cache persists across a restart (SQLite and its FAISS index).
+	// Another chat model (another family) asking the same: a miss, answered by it.
 	eng.Close()
+	other, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: testollama.EmbedModel,
+		EmbedModel: eng.Config().EmbedModel, MaxTokens: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := ask(t, other, "Why did Thoreau live in the woods?", all); h.Cached != nil || h.Model != testollama.EmbedModel {
+		t.Fatalf("another model: model %s, cached %+v", h.Model, h.Cached)
+	}
+	other.Close()
+
+	// The cache persists across a restart (SQLite and its FAISS index).
 	eng, _ = openForCache(t, srv, dir)
 	if h := ask(t, eng, "So why did Thoreau live in the woods?", all); h.Cached == nil || h.Cached.Match != "meaning" {
 		t.Fatalf("after a restart: %+v", h.Cached)
