@@ -19,12 +19,13 @@
 // more than the whole answer, so it is not used.
 //
 // Measured on ../shared/eval/dev.jsonl (lexical mode, the pdfcpu corpus, 18 answerable
-// questions), the reader did not help, so the engine leaves it off unless
-// CARREL_RERANK=lexical is set: on a library ingested with today's extractor, hit@1 0.667
-// → 0.667, hit@5 0.778 → 0.722, MRR@10 0.719 → 0.699; on one ingested this morning,
-// hit@1 0.667 → 0.722 and MRR@10 0.731 → 0.763 but hit@5 0.889 → 0.833. It lifts
-// passages that state the question's words (an exact-term question rose 9 → 6 and 5 → 1)
-// and demotes the right passage of paraphrased questions, whose words differ from it.
+// questions), the reader is not a clear gain, so the engine leaves it off unless
+// CARREL_RERANK=lexical is set. It lifts passages that state the question's words (an
+// exact-term question rose 6 → 2) and demotes the right passage of paraphrased questions,
+// whose words differ from it (4 → 6). On a library ingested with the final pipeline of
+// 2026-11-30: hit@1/5/10 unchanged at 0.667/0.833/0.889, MRR@10 0.729 → 0.745; on two
+// ingested earlier that day: hit@5 0.889 → 0.833 (MRR@10 0.731 → 0.763) and 0.778 →
+// 0.722 (MRR@10 0.719 → 0.699).
 package rerank
 
 import (
