@@ -293,7 +293,11 @@ func readLimited(path string) ([]byte, error) {
 		return nil, err
 	}
 	limit := sizeLimit(path)
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	// Sized from the file's length: io.ReadAll's doubling allocated twice
+	// the file. A file that grows while read still stops at limit+1.
+	buf := bytes.NewBuffer(make([]byte, 0, min(st.Size(), limit)+bytes.MinRead))
+	_, err = buf.ReadFrom(io.LimitReader(f, limit+1))
+	data := buf.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
 	}
