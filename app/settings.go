@@ -158,6 +158,37 @@ func (a *App) SetChunkSettings(profiles map[string]map[string]float64) (ChunkSet
 	return a.ChunkSettings(), nil
 }
 
+// Rechunked says how many documents RechunkLibrary cut again.
+type Rechunked struct {
+	Documents int `json:"documents"`
+}
+
+// RechunkLibrary cuts every ready document again with the chunk sizes now in force, from
+// the text already extracted (files are not read again), and embeds the new passages in
+// the background. Each document is sent again as library:changed.
+func (a *App) RechunkLibrary() (Rechunked, error) {
+	ids, err := a.eng.Rechunk(a.ctx)
+	if err != nil {
+		return Rechunked{}, fmt.Errorf("re-chunk the library: %w", err)
+	}
+	for _, id := range ids {
+		if d, err := a.eng.Library().Document(a.ctx, id); err == nil {
+			a.emit.Emit(EventLibraryChanged, toDocument(d))
+		}
+	}
+	a.emit.Emit(EventStatusChanged, a.Status())
+	if len(ids) > 0 {
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			if _, err := a.eng.EmbedPending(a.ctx); err != nil {
+				slog.Warn("embedding re-chunked passages", "err", err)
+			}
+		}()
+	}
+	return Rechunked{Documents: len(ids)}, nil
+}
+
 // validateChunking checks every value: a known type and field, a number in range, whole
 // where it counts characters, and for each family of sizes (target, min, max, or
 // child_target, child_min, child_max…) min ≤ target ≤ max.

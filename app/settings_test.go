@@ -93,7 +93,52 @@ func TestChunkSettings(t *testing.T) {
 		t.Fatal("a refused change altered the settings")
 	}
 
-	if _, err := a.SetChunkSettings(map[string]map[string]float64{ingest.TypePaper: cs.Defaults[ingest.TypePaper]}); err != nil {
+	// Re-chunking with small sizes cuts a document already in the library into more passages.
+	text := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(text, []byte(strings.Repeat("The quokka counts its steps along the shore and writes them down in a notebook. ", 40)), 0o644)
+	if _, err := eng.IngestFile(context.Background(), text, nil); err != nil {
+		t.Fatal(err)
+	}
+	chunksOf := func() int {
+		docs, _ := a.ListDocuments()
+		if len(docs) != 1 {
+			t.Fatalf("documents: %+v", docs)
+		}
+		return docs[0].Chunks
+	}
+	before := chunksOf()
+	small := map[string]map[string]float64{}
+	for _, ty := range cs.DocTypes {
+		p := map[string]float64{}
+		for k, v := range cs.Profiles[ty] {
+			p[k] = v
+		}
+		for k := range p {
+			switch {
+			case strings.HasSuffix(k, "target"):
+				p[k] = 120
+			case strings.HasSuffix(k, "min"):
+				p[k] = 40
+			case strings.HasSuffix(k, "max"):
+				p[k] = 200
+			}
+		}
+		small[ty] = p
+	}
+	if _, err := a.SetChunkSettings(small); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := a.RechunkLibrary(); err != nil || r.Documents != 1 {
+		t.Fatalf("RechunkLibrary = %+v, %v", r, err)
+	}
+	if after := chunksOf(); after <= before {
+		t.Fatalf("re-chunking with smaller sizes gave %d passages, before %d", after, before)
+	}
+	if hits, err := a.Search("quokka notebook", 3, nil); err != nil || len(hits) == 0 {
+		t.Fatalf("search after re-chunking: %v %v", hits, err)
+	}
+
+	if _, err := a.SetChunkSettings(cs.Defaults); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, chunk.ProfilesFile)); !os.IsNotExist(err) {

@@ -101,6 +101,12 @@ func (e *Engine) rechunkUnparented(ctx context.Context) (int, error) {
 	if err != nil || len(ids) == 0 {
 		return 0, err
 	}
+	return e.rechunk(ctx, ids)
+}
+
+// rechunk re-chunks documents from their stored page texts with the chunk sizes now in
+// force (see rechunkUnparented and Rechunk).
+func (e *Engine) rechunk(ctx context.Context, ids []string) (int, error) {
 	e.ingestMu.Lock()
 	defer e.ingestMu.Unlock()
 	profiles := e.chunkProfiles()

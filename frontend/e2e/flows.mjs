@@ -741,6 +741,31 @@ export async function settingsFlow({ page, url, files, library, config, scratch 
   await section.getByText('Saved.').waitFor();
   assert(!existsSync(join(library, 'chunking.json')), 'all defaults remove chunking.json');
 
+  // Re-chunk: with small sizes saved for every kind of document, the library's documents
+  // are cut again into more passages.
+  const call = (method, ...args) =>
+    page.evaluate(
+      async ([m, a]) => (await fetch(`api/call/${m}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(a) })).json(),
+      [method, args],
+    );
+  const passages = async () => (await call('ListDocuments')).reduce((n, d) => n + d.chunks, 0);
+  const before = await passages();
+  const cs = await call('ChunkSettings');
+  const small = Object.fromEntries(
+    cs.doc_types.map((t) => [
+      t,
+      Object.fromEntries(Object.entries(cs.profiles[t]).map(([k, v]) => [k, k.endsWith('target') ? 120 : k.endsWith('min') ? 40 : k.endsWith('max') ? 200 : v])),
+    ]),
+  );
+  await call('SetChunkSettings', small);
+  await page.click('[data-testid=chunk-rechunk]');
+  const done = (await section.locator('[data-testid=chunk-rechunked]').textContent()) ?? '';
+  assert(new RegExp(`Re-chunked ${files.length} documents`).test(done), `re-chunking says what it did (${done})`);
+  const after = await passages();
+  assert(after > before, `smaller sizes cut the library into more passages (${before} → ${after})`);
+  await screenshot(page, 'settings-1b-rechunked');
+  await call('SetChunkSettings', cs.defaults);
+
   // ---- library folder ----
   const folder = page.locator('[data-testid=library-folder]');
   await folder.scrollIntoViewIfNeeded();

@@ -178,16 +178,20 @@ const tests = [
       const port = await closedPort();
       const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
       const fixtures = join(frontendDir, 'e2e', 'fixtures');
+      const scratch = tempDir('carrel-e2e-folders-');
+      // A longer note, for re-chunking to cut into more passages.
+      const long = join(scratch, 'wombat-notes.txt');
+      writeFileSync(long, 'The wombat digs a burrow under the hill and sleeps there through the hot afternoon. '.repeat(40));
       try {
         return await ctx.inBrowser(
           (page) =>
             settingsFlow({
               page,
               url: carrel.url,
-              files: [join(fixtures, 'physics.md')],
+              files: [join(fixtures, 'physics.md'), long],
               library: carrel.library,
               config: carrel.config,
-              scratch: tempDir('carrel-e2e-folders-'),
+              scratch,
             }),
           carrel,
         );

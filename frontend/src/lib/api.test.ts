@@ -159,6 +159,7 @@ describe('Wails transport', () => {
       LibraryFolderInfo: vi.fn().mockResolvedValue({ dir: '/lib', documents: 2, can_choose: true }),
       ChooseLibraryFolder: vi.fn().mockResolvedValue(null),
       SetLibraryFolder: vi.fn().mockResolvedValue({ dir: '/new', remembered: true }),
+      RechunkLibrary: vi.fn().mockResolvedValue({ documents: 3 }),
     };
     let drop: ((x: number, y: number, paths: string[]) => void) | null = null;
     window.go = { app: { App } };
@@ -240,6 +241,7 @@ describe('Wails transport', () => {
     await expect(api.chooseLibraryFolder()).resolves.toBe('');
     await expect(api.setLibraryFolder('/new', true)).resolves.toMatchObject({ dir: '/new', remembered: true });
     expect(w.App.SetLibraryFolder).toHaveBeenCalledWith('/new', true);
+    await expect(api.rechunkLibrary()).resolves.toBe(3);
   });
 
   it('carries the rejection message, string or formatted object', async () => {

@@ -57,6 +57,7 @@ interface WailsApp {
   LibraryFolderInfo(): Promise<unknown>;
   ChooseLibraryFolder(): Promise<unknown>;
   SetLibraryFolder(dir: string, move: boolean): Promise<unknown>;
+  RechunkLibrary(): Promise<unknown>;
 }
 
 /** The part of the Wails v2.9 JS runtime we use (wrapper/runtime.d.ts). */
@@ -266,6 +267,12 @@ export const getChunkSettings = async (): Promise<ChunkSettings> => parse.chunkS
  */
 export const setChunkSettings = async (profiles: Record<string, Record<string, number>>): Promise<ChunkSettings> =>
   parse.chunkSettings(await call('SetChunkSettings', profiles));
+
+/** Cuts every ready document again with the sizes now in force; returns how many. */
+export async function rechunkLibrary(): Promise<number> {
+  const v = await call('RechunkLibrary');
+  return v && typeof v === 'object' && typeof (v as { documents?: unknown }).documents === 'number' ? (v as { documents: number }).documents : 0;
+}
 
 /** Where the library lives. */
 export const getLibraryFolder = async (): Promise<LibraryFolder> => parse.libraryFolder(await call('LibraryFolderInfo'));
