@@ -3,8 +3,6 @@ package pdftext
 import (
 	"testing"
 	"unicode/utf8"
-
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
 
 // FuzzContent runs arbitrary content streams against a page whose
@@ -30,7 +28,7 @@ func FuzzContent(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, content []byte) {
-		p := d.interpret(d.pages[0], content, map[types.Object]*font{})
+		p := d.interpret(d.pages[0], content, newCache())
 		if !utf8.ValidString(p.Text) {
 			t.Errorf("text is not UTF-8: %q", p.Text)
 		}

@@ -134,13 +134,13 @@ func (d *Doc) Extract(ctx context.Context, workers int, done func()) ([]Page, er
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			fonts := map[types.Object]*font{}
+			c := newCache()
 			for ctx.Err() == nil {
 				i := int(next.Add(1) - 1)
 				if i >= len(d.pages) {
 					return
 				}
-				out[i] = d.page(i, fonts)
+				out[i] = d.page(i, c)
 				if done != nil {
 					done()
 				}
@@ -153,10 +153,10 @@ func (d *Doc) Extract(ctx context.Context, workers int, done func()) ([]Page, er
 
 // PageText reads page i (0-based).
 func (d *Doc) PageText(i int) Page {
-	return d.page(i, map[types.Object]*font{})
+	return d.page(i, newCache())
 }
 
-func (d *Doc) page(i int, fonts map[types.Object]*font) (p Page) {
+func (d *Doc) page(i int, c *cache) (p Page) {
 	defer func() {
 		if v := recover(); v != nil {
 			p = Page{Err: fmt.Errorf("reading the page's content failed: %v", v)}
@@ -164,7 +164,7 @@ func (d *Doc) page(i int, fonts map[types.Object]*font) (p Page) {
 	}()
 	ref := d.pages[i]
 	content, err := d.x.contents(ref.dict["Contents"])
-	p = d.interpret(ref, content, fonts)
+	p = d.interpret(ref, content, c)
 	if err != nil {
 		p.Err = err
 	}
@@ -172,8 +172,8 @@ func (d *Doc) page(i int, fonts map[types.Object]*font) (p Page) {
 }
 
 // interpret runs content as the content of page ref.
-func (d *Doc) interpret(ref pageRef, content []byte, fonts map[types.Object]*font) (p Page) {
-	in := &interp{x: d.x, fonts: fonts, page: &p}
+func (d *Doc) interpret(ref pageRef, content []byte, c *cache) (p Page) {
+	in := &interp{x: d.x, cache: c, page: &p}
 	in.gs.ctm = identity
 	in.run(content, ref.res, 0)
 	if in.budget < 0 {
@@ -331,7 +331,7 @@ type gstate struct {
 
 type interp struct {
 	x      *reader
-	fonts  map[types.Object]*font
+	cache  *cache
 	page   *Page
 	out    layout
 	gs     gstate
@@ -498,7 +498,7 @@ func (in *interp) font(res types.Dict, n []byte) *font {
 		key = nil // a direct font dict: not cached
 	}
 	if key != nil {
-		if f, ok := in.fonts[key]; ok {
+		if f, ok := in.cache.fonts[key]; ok {
 			return f
 		}
 	}
@@ -508,7 +508,7 @@ func (in *interp) font(res types.Dict, n []byte) *font {
 	}
 	f := loadFont(in.x, d)
 	if key != nil {
-		in.fonts[key] = f
+		in.cache.fonts[key] = f
 	}
 	return f
 }
@@ -518,7 +518,8 @@ func (in *interp) xobject(res types.Dict, n string, depth int) {
 	if xd == nil {
 		return
 	}
-	sd, ok := in.x.deref(xd[n]).(types.StreamDict)
+	ref := xd[n]
+	sd, ok := in.x.deref(ref).(types.StreamDict)
 	if !ok {
 		return
 	}
@@ -527,7 +528,7 @@ func (in *interp) xobject(res types.Dict, n string, depth int) {
 		in.page.Images = true
 	case "Form":
 		in.page.Images = true
-		content, err := decode(sd)
+		content, err := in.cache.form(ref, sd)
 		if err != nil {
 			return
 		}
@@ -635,4 +636,37 @@ func (in *interp) show(s []byte) {
 		in.tm[4] += tx * in.tm[0]
 		in.tm[5] += tx * in.tm[1]
 	})
+}
+
+// cache holds what one goroutine decoded for earlier pages of a document:
+// fonts, and the content of form XObjects, which running heads, logos and
+// imposed pages repeat on every page.
+type cache struct {
+	fonts     map[types.Object]*font
+	forms     map[int][]byte
+	formBytes int
+}
+
+// maxFormCache bounds the decoded forms kept per goroutine.
+const maxFormCache = 64 << 20
+
+func newCache() *cache {
+	return &cache{fonts: map[types.Object]*font{}, forms: map[int][]byte{}}
+}
+
+func (c *cache) form(ref types.Object, sd types.StreamDict) ([]byte, error) {
+	ir, ok := ref.(types.IndirectRef)
+	if !ok {
+		return decode(sd)
+	}
+	nr := ir.ObjectNumber.Value()
+	if b, ok := c.forms[nr]; ok {
+		return b, nil
+	}
+	b, err := decode(sd)
+	if err == nil && c.formBytes+len(b) <= maxFormCache {
+		c.forms[nr] = b
+		c.formBytes += len(b)
+	}
+	return b, err
 }
