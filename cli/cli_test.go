@@ -156,8 +156,9 @@ func uniqueTerm(t *testing.T, eng *engine.Engine) (string, string, int) {
 	counts := map[string]int{}
 	docs, _ := eng.Library().Documents(ctx)
 	word := regexp.MustCompile(`[A-Za-z]{9,}`)
+	// Search returns passages (parents): the term must occur in exactly one of them.
 	for _, d := range docs {
-		cs, _ := eng.Library().DocumentChunks(ctx, d.ID)
+		cs, _ := eng.Library().DocumentParents(ctx, d.ID)
 		for _, c := range cs {
 			for _, w := range word.FindAllString(c.Text, -1) {
 				counts[strings.ToLower(w)]++
@@ -165,7 +166,7 @@ func uniqueTerm(t *testing.T, eng *engine.Engine) (string, string, int) {
 		}
 	}
 	for _, d := range docs {
-		cs, _ := eng.Library().DocumentChunks(ctx, d.ID)
+		cs, _ := eng.Library().DocumentParents(ctx, d.ID)
 		for _, c := range cs {
 			if c.PageStart != c.PageEnd || c.PageStart == 1 {
 				continue
