@@ -874,3 +874,39 @@ export async function scopeFlow({ page, url, files }) {
   assert(all.some((l) => !/quokka/i.test(l)), `the whole library is searched again (${JSON.stringify(all)})`);
   return { chips, scoped: labels.length, unscoped: all.length };
 }
+
+/** Stats with the answer cache: a repeated question counts as a cache hit, drawn green. */
+export async function statsCacheFlow({ page, url, file }) {
+  await page.goto(url);
+  await page.locator('[data-testid=mode-badge]').waitFor({ timeout: 30_000 });
+  await uploadAndWaitReady(page, file);
+  const question = 'What is the quokka energy relation?';
+  // An answer the tiny model looped on until Ollama cut it is rightly not cached: ask
+  // until one is whole (as the cache flow does).
+  let asked = 0;
+  for (;;) {
+    const a = await ask(page, question);
+    asked++;
+    assert((await waitAnswerFinished(page, a)) === 'done', 'the answer finishes');
+    const note = (await a.locator('[data-testid=answer-note]').count()) ? await a.locator('[data-testid=answer-note]').innerText() : '';
+    if (!/stopped early/.test(note)) break;
+    assert(asked < 5, 'five answers in a row were cut off');
+  }
+  const again = await ask(page, question);
+  asked++;
+  assert((await waitAnswerFinished(page, again)) === 'done', 'the repeated answer finishes');
+  await again.locator('[data-testid=answer-cached]').waitFor({ timeout: 10_000 });
+
+  await page.keyboard.press('Control+i');
+  await page.waitForFunction((n) => document.querySelector('[data-testid=stat-questions]')?.textContent?.trim() === String(n), asked, { timeout: 10_000 });
+  const hits = (await page.textContent('[data-testid=stat-hits]'))?.replace(/\s+/g, ' ').trim() ?? '';
+  assert(hits.startsWith('1 '), `one cache hit (${hits})`);
+  const today = await page.locator('[data-testid=day-bar]').last().evaluate((g) => ({ q: Number(g.dataset.questions), hits: Number(g.dataset.hits), green: !!g.querySelector('rect.hit') }));
+  assert(today.q === asked && today.hits === 1 && today.green, `today's bar has its cache hit on top (${JSON.stringify(today)})`);
+  const share = (await page.textContent('[data-testid=chart-cache]'))?.replace(/\s+/g, ' ') ?? '';
+  assert(/1 cached/.test(share) && new RegExp(`${asked - 1} answered`).test(share), `the cache bar splits the answers (${share})`);
+  const kinds = await page.locator('[data-testid=latency-bar]').evaluateAll((gs) => gs.map((g) => `${g.dataset.row}/${g.dataset.kind}`));
+  assert(kinds.includes('total/hit') && kinds.includes('total/miss'), `latency of cached and answered answers (${JSON.stringify(kinds)})`);
+  await screenshot(page, 'stats-4-cache');
+  return { asked, hits, kinds };
+}

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assert, carrelBin, cleanup, closedPort, frontendDir, repoDir, tempDir, openBrowser, pdfcpuTestdata, resultsDir, screenshot, startCarrel, startEmptyOllama, startJSONProcess, startOllama } from './harness.mjs';
-import { citeStepFlow, scopeFlow, feelFlow, fullFlow, noModelFlow, pullFlow, securityFlow, sessionsFlow, settingsFlow, startOllamaFlow, statsFlow } from './flows.mjs';
+import { citeStepFlow, scopeFlow, statsCacheFlow, feelFlow, fullFlow, noModelFlow, pullFlow, securityFlow, sessionsFlow, settingsFlow, startOllamaFlow, statsFlow } from './flows.mjs';
 import { badInputFlow } from './bad-input.mjs';
 import { ocrFlow } from './ocr.mjs';
 import { cacheFlow } from './cache.mjs';
@@ -153,6 +153,19 @@ const tests = [
       const fixtures = join(frontendDir, 'e2e', 'fixtures');
       try {
         return await ctx.inBrowser((page) => statsFlow({ page, url: carrel.url, files: [join(fixtures, 'physics.md')] }), carrel);
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'stats-cache',
+    title: 'the stats view counts a repeated question answered from the cache as a hit (real Ollama)',
+    async run(ctx) {
+      const ollama = await ctx.ollama();
+      const carrel = await startCarrel({ ollamaHost: ollama.host, chatModel: ollama.chatModel, embedModel: ollama.embedModel });
+      try {
+        return await ctx.inBrowser((page) => statsCacheFlow({ page, url: carrel.url, file: join(frontendDir, 'e2e', 'fixtures', 'physics.md') }), carrel);
       } finally {
         await carrel.stop();
       }
