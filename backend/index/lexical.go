@@ -55,18 +55,18 @@ const (
 	lexSchema    = "1"
 )
 
-// Query weights, relative to a match in the chunk text. Title and section
-// only add to chunks that already match (see buildQuery); the title is
-// shared by every chunk of a document, so it counts least. There is no
+// Query weights, relative to a match in the chunk text. A section heading
+// match only adds to chunks that already match (see buildQuery). There is no
 // phrase bonus: it cost a third of a query's CPU at 100k chunks and changed
 // no rank on the dev set; word order and proximity are judged on the few
 // best passages by backend/rerank instead. Without the phrase bonus that
-// every matching chunk shared, the section and title weights were lowered
-// (from 0.75 and 0.5) so a heading match still does not outweigh the text:
-// on the dev set the ranks are unchanged.
+// every matching chunk shared, the section weight was lowered (from 0.75) so
+// a heading match still does not outweigh the text. There is no title bonus
+// either: the title is shared by every chunk of a document, and dropping it
+// changed no dev-set rank on two libraries while saving a tenth of a query's
+// CPU (its words still match verbatim through the code field).
 const (
 	boostSection = 0.4
-	boostTitle   = 0.25
 	boostCode    = 2.0
 )
 
@@ -254,8 +254,7 @@ func (l *Lexical) DeleteDoc(docID string) error {
 //
 // The question is analysed like the text (English stop words removed,
 // stemmed) and any term may match: coverage of more terms ranks higher, but
-// none is required. Matches in the section heading or title add to a
-// chunk's score. Words that look like code
+// none is required. Matches in the section heading add to a chunk's score. Words that look like code
 // (faiss_Index_search, --num-ctx, v2.6.3) also match verbatim in a field
 // split only on whitespace, with a higher weight.
 func (l *Lexical) Search(question string, k int, docIDs []string) ([]LexHit, error) {
@@ -298,8 +297,8 @@ func (l *Lexical) Search(question string, k int, docIDs []string) ([]LexHit, err
 // buildQuery returns nil when the question has nothing searchable (empty,
 // or only stop words and punctuation).
 //
-// A chunk matches through its text or a verbatim code word; title and
-// section matches only add to its score. bleve multiplies a disjunction's
+// A chunk matches through its text or a verbatim code word; section
+// matches only add to its score. bleve multiplies a disjunction's
 // score by the fraction of its clauses that matched (a "coord" factor), which
 // would turn any bonus match into a doubling. So each bonus gets its own
 // boolean level, must(core) + should(bonus), whose score is a plain sum.
@@ -343,15 +342,10 @@ func (l *Lexical) buildQuery(question string, docIDs []string) (query.Query, err
 		q = b
 	}
 	if len(terms) > 0 {
-		for _, f := range []struct {
-			field string
-			boost float64
-		}{{fieldSection, boostSection}, {fieldTitle, boostTitle}} {
-			m := bleve.NewMatchQuery(question)
-			m.SetField(f.field)
-			m.SetBoost(f.boost)
-			withBonus(m)
-		}
+		m := bleve.NewMatchQuery(question)
+		m.SetField(fieldSection)
+		m.SetBoost(boostSection)
+		withBonus(m)
 	}
 
 	if len(docIDs) > 0 {
