@@ -246,6 +246,24 @@ func loadFont(x objects, d types.Dict) *font {
 			code++
 		}
 	}
+	// Codes outside Widths without a MissingWidth: a standard 14 font's
+	// own metrics (a space left out of Widths is still a space).
+	if len(widths) > 0 && missing == 0 && subtype != "Type3" {
+		if core := coreName(base); core != "" {
+			for c := range 256 {
+				if c >= first && c < first+len(widths) {
+					continue
+				}
+				wc := c
+				if r := []rune(f.text[c]); core != "Symbol" && core != "ZapfDingbats" && len(r) == 1 {
+					wc = winAnsiCode(r[0])
+				}
+				if cw, err := pdffont.CharWidth(core, rune(wc)); err == nil {
+					f.width[c] = float64(cw)
+				}
+			}
+		}
+	}
 	// Standard 14 widths where the font gives none.
 	if len(widths) == 0 && subtype != "Type3" {
 		core := coreName(base)

@@ -20,6 +20,7 @@ type placed struct {
 	size    float64 // font size on the page
 	dir     int32   // baseline direction in whole degrees
 	literal bool    // a space character in the content
+	blank   bool    // a literal space of no width: the font cannot say how wide it is
 }
 
 // layout turns glyphs, in content order, into lines. Content order is
@@ -32,6 +33,7 @@ type layout struct {
 	prev     placed
 	has      bool
 	space    bool // a literal space since prev
+	blank    bool // a literal space of no width since prev
 	lastRune rune // last rune written, and the one before it
 	prevRune rune
 	// Recently placed glyphs, to drop text drawn twice (fake bold, shadows).
@@ -44,6 +46,7 @@ const wordGap = 0.1 // em
 func (l *layout) add(g placed) {
 	if g.literal {
 		l.space = true
+		l.blank = l.blank || g.blank
 		return
 	}
 	if l.has {
@@ -54,7 +57,7 @@ func (l *layout) add(g placed) {
 		gap := g.x - p.end
 		switch {
 		case sameLine && gap > -0.5*em:
-			if gap > wordGap*em || (l.space && gap > 0.5*wordGap*em) {
+			if gap > wordGap*em || (l.space && gap > 0.5*wordGap*em) || (l.blank && gap > -0.25*em) {
 				l.write(" ")
 			}
 		case l.isDup(g):
@@ -66,7 +69,7 @@ func (l *layout) add(g placed) {
 		}
 	}
 	l.write(g.text)
-	l.prev, l.has, l.space = g, true, false
+	l.prev, l.has, l.space, l.blank = g, true, false, false
 	l.recent[l.nrec%len(l.recent)] = g
 	l.nrec++
 }

@@ -611,7 +611,7 @@ func (in *interp) show(s []byte) {
 		y := -ox*sin + oy*cos
 		w := g.width * adv
 		if g.text == " " || g.text == "\u00a0" {
-			in.out.add(placed{literal: true})
+			in.out.add(placed{literal: true, blank: g.width == 0})
 			run = 0
 		} else {
 			in.page.Glyphs++

@@ -162,6 +162,18 @@ currentfile eexec
 			unknownMin: 1,
 		},
 		{
+			name:      "a space left out of a standard font's Widths is still a space",
+			pdf:       buildPDF("BT /F1 24 Tf 100 100 Td (Hello World) Tj ET", "<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /FirstChar 72 /LastChar 114 /Widths [722 0 0 0 0 0 0 0 0 0 0 0 0 0 0 944 0 0 0 0 0 0 0 0 0 0 0 0 0 556 0 0 0 0 0 0 222 0 0 556 0 0 333] >> >> >>"),
+			want:      "Hello World",
+			confident: true,
+		},
+		{
+			name:      "a literal space of no width in an unknown font is still a space",
+			pdf:       buildPDF("BT /F1 24 Tf 100 100 Td (ab cd) Tj ET", "<< /Font << /F1 << /Type /Font /Subtype /TrueType /BaseFont /ABCDEF+Custom /FirstChar 97 /LastChar 100 /Widths [500 500 500 500] /Encoding /WinAnsiEncoding >> >> >>"),
+			want:      "ab cd",
+			confident: true,
+		},
+		{
 			name:      "a missing font: glyphs unknown",
 			pdf:       buildPDF("BT /F9 12 Tf 72 700 Td (Hello) Tj ET", helv),
 			confident: false,
