@@ -2,9 +2,11 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -46,5 +48,68 @@ func TestNoOCRSparesPDFium(t *testing.T) {
 				t.Errorf("%s: %d scanned pages, want 18", name, got.scanned)
 			}
 		}
+	}
+}
+
+// twoPagePDF writes a PDF of two pages: the first in Helvetica, the second
+// in a composite font with vertical writing, which our extractor leaves to
+// PDFium (its ToUnicode map lets PDFium read it).
+func twoPagePDF() []byte {
+	cmap := `/CIDInit /ProcSet findresource begin 12 dict begin begincmap
+1 begincodespacerange <0000> <FFFF> endcodespacerange
+1 beginbfrange <0001> <001A> <0061> endbfrange
+endcmap end end`
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> /Contents 5 0 R >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F2 7 0 R >> >> /Contents 6 0 R >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len("BT /F1 12 Tf 72 700 Td (upright words) Tj ET"), "BT /F1 12 Tf 72 700 Td (upright words) Tj ET"),
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len("BT /F2 12 Tf 300 700 Td <000B000900130013> Tj ET"), "BT /F2 12 Tf 300 700 Td <000B000900130013> Tj ET"),
+		"<< /Type /Font /Subtype /Type0 /BaseFont /Some /Encoding /Identity-V /ToUnicode 9 0 R /DescendantFonts [8 0 R] >>",
+		"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Some /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /DW 1000 >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(cmap), cmap),
+	}
+	var b strings.Builder
+	b.WriteString("%PDF-1.7\n")
+	offs := make([]int, len(objs))
+	for i, o := range objs {
+		offs[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	x := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, o := range offs {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, x)
+	return []byte(b.String())
+}
+
+// TestFallbackToPDFium checks that a page our extractor is not confident
+// about is read by PDFium while the others keep our reading.
+func TestFallbackToPDFium(t *testing.T) {
+	data := twoPagePDF()
+	st, err := readStructure(context.Background(), data, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	native := nativeText(context.Background(), st.ctx, nil)
+	if native == nil || !reflect.DeepEqual(native.fallback, []int{1}) {
+		t.Fatalf("fallback pages %+v, want [1]", native)
+	}
+	path := filepath.Join(t.TempDir(), "vertical.pdf")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := FileWithOptions(context.Background(), path, noOCR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Pages[0].Text != "upright words" {
+		t.Errorf("page 1 %q, want our reading", doc.Pages[0].Text)
+	}
+	if got := strings.ReplaceAll(doc.Pages[1].Text, "\n", ""); got != "kiss" {
+		t.Errorf("page 2 %q, want PDFium's reading %q", doc.Pages[1].Text, "kiss")
 	}
 }
