@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <omp.h>
 #include <stdexcept>
@@ -379,6 +380,62 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void dots_vnni(
 
 #endif // CF_X86
 
+#ifdef CF_X86
+// Float dot products for the exact re-score: Debian's FAISS is built for
+// baseline x86-64 and its fvec_inner_product is the scalar reference loop,
+// which took a third of a 10k-row query.
+__attribute__((target("avx512f"))) float fdot_avx512(const float* a, const float* b, size_t d) {
+    __m512 acc = _mm512_setzero_ps();
+    size_t j = 0;
+    for (; j + 16 <= d; j += 16) {
+        acc = _mm512_fmadd_ps(_mm512_loadu_ps(a + j), _mm512_loadu_ps(b + j), acc);
+    }
+    float s = _mm512_reduce_add_ps(acc);
+    for (; j < d; j++) {
+        s += a[j] * b[j];
+    }
+    return s;
+}
+
+__attribute__((target("avx2,fma"))) float fdot_avx2(const float* a, const float* b, size_t d) {
+    __m256 acc = _mm256_setzero_ps();
+    size_t j = 0;
+    for (; j + 8 <= d; j += 8) {
+        acc = _mm256_fmadd_ps(_mm256_loadu_ps(a + j), _mm256_loadu_ps(b + j), acc);
+    }
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
+    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+    float s = _mm_cvtss_f32(h);
+    for (; j < d; j++) {
+        s += a[j] * b[j];
+    }
+    return s;
+}
+#endif // CF_X86
+
+float fdot_ref(const float* a, const float* b, size_t d) {
+    return faiss::fvec_inner_product(a, b, d);
+}
+
+using fdot_fn = float (*)(const float*, const float*, size_t);
+
+fdot_fn pick_fdot() {
+#ifdef CF_X86
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) {
+        return fdot_avx512;
+    }
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        return fdot_avx2;
+    }
+#endif
+    return fdot_ref;
+}
+
+// Set once at start; cf_sq8_use replaces it only in tests.
+fdot_fn sq8_fdot = pick_fdot();
+
 // pick_dots returns the fastest kernel, or nullptr when there is only the
 // scalar one: it is slower than FAISS's BLAS scan of the floats, so
 // searches stay exact there.
@@ -410,13 +467,26 @@ void sq8_search(const cf_index* ix, const float* q, int64_t k, float* scores,
     sq8_encode(q, d, qc.data(), stride);
     const int64_t depth = std::min(n, sq8_depth(k));
 
-    // Min-heap of (approximate score, row) holding the best depth rows.
+    // The best depth rows by approximate score: candidates above the current
+    // threshold are appended, and whenever the buffer holds 2*depth of them it
+    // is cut to the best depth and the threshold raised to the worst kept.
+    // Most rows fail the threshold test; a heap update per row cost more than
+    // the dot products themselves at 10k rows.
     using P = std::pair<float, idx_t>;
-    std::vector<P> heap;
-    heap.reserve(static_cast<size_t>(depth));
+    auto better = [](const P& a, const P& b) { return a.first > b.first; };
+    std::vector<P> heap; // the candidates (named for what it replaced)
+    heap.reserve(static_cast<size_t>(2 * depth));
+    float thr = -std::numeric_limits<float>::infinity();
+    auto cut = [&] {
+        std::nth_element(heap.begin(), heap.begin() + (depth - 1), heap.end(), better);
+        heap.resize(static_cast<size_t>(depth));
+        thr = heap[static_cast<size_t>(depth - 1)].first;
+        for (const P& p : heap) {
+            thr = std::min(thr, p.first);
+        }
+    };
     const int8_t* codes = ix->codes.data();
     const float* scale = ix->scale.data();
-    auto greater = std::greater<P>();
     constexpr int64_t kBlock = 1024;
     int32_t dots[kBlock];
     for (int64_t lo = 0; lo < n; lo += kBlock) {
@@ -425,20 +495,21 @@ void sq8_search(const cf_index* ix, const float* q, int64_t k, float* scores,
                  static_cast<size_t>(m), stride, dots);
         for (int64_t j = 0; j < m; j++) {
             float s = static_cast<float>(dots[j]) * scale[lo + j];
-            if (static_cast<int64_t>(heap.size()) < depth) {
+            if (s > thr) {
                 heap.emplace_back(s, lo + j);
-                std::push_heap(heap.begin(), heap.end(), greater);
-            } else if (s > heap.front().first) {
-                std::pop_heap(heap.begin(), heap.end(), greater);
-                heap.back() = P(s, lo + j);
-                std::push_heap(heap.begin(), heap.end(), greater);
+                if (static_cast<int64_t>(heap.size()) >= 2 * depth) {
+                    cut();
+                }
             }
         }
+    }
+    if (static_cast<int64_t>(heap.size()) > depth) {
+        cut();
     }
     // Exact re-score of the candidates from the float rows.
     const float* xb = flat->get_xb();
     for (auto& p : heap) {
-        p.first = faiss::fvec_inner_product(q, xb + p.second * d, d);
+        p.first = sq8_fdot(q, xb + p.second * d, static_cast<size_t>(d));
     }
     const int64_t m = std::min<int64_t>(k, static_cast<int64_t>(heap.size()));
     std::partial_sort(heap.begin(), heap.begin() + m, heap.end(),
@@ -719,22 +790,26 @@ int cf_sq8_use(int kernel) {
     switch (kernel) {
     case 0:
         sq8_dots = pick_dots();
+        sq8_fdot = pick_fdot();
         return 1;
     case 1:
         sq8_dots = dots_scalar;
+        sq8_fdot = fdot_ref;
         return 1;
 #ifdef CF_X86
     case 2:
-        if (!__builtin_cpu_supports("avx2")) {
+        if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
             return 0;
         }
         sq8_dots = dots_avx2;
+        sq8_fdot = fdot_avx2;
         return 1;
     case 3:
         if (!__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("avx512vnni")) {
             return 0;
         }
         sq8_dots = dots_vnni;
+        sq8_fdot = fdot_avx512;
         return 1;
 #endif
     }

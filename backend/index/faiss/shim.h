@@ -50,7 +50,7 @@ char* cf_remove(cf_index* ix, int64_t n, const int64_t* ids, int64_t* removed);
 
 // Searches write k results; missing results have id -1.
 char* cf_search(const cf_index* ix, const float* q, int64_t k, float* scores, int64_t* ids);
-// cf_sq8_use picks the 8-bit scan's kernel (0 auto, 1 scalar, 2 AVX2, 3
+// cf_sq8_use picks the 8-bit scan's kernels (0 auto, 1 scalar, 2 AVX2, 3
 // AVX-512 VNNI) for tests; it returns 0 if the CPU lacks it. Not for use
 // while searches run.
 int cf_sq8_use(int kernel);
