@@ -256,6 +256,12 @@ func (l *Library) queryChunks(ctx context.Context, where string, args ...any) ([
 
 // Chunks returns the chunks with the given seqs, keyed by seq; unknown seqs are absent.
 func (l *Library) Chunks(ctx context.Context, seqs []int64) (map[int64]Chunk, error) {
+	return bySeq(ctx, seqs, l.queryChunks)
+}
+
+// bySeq runs query over seqs in batches (SQLite caps a statement's parameters) and keys
+// the rows by seq.
+func bySeq(ctx context.Context, seqs []int64, query func(ctx context.Context, where string, args ...any) ([]Chunk, error)) (map[int64]Chunk, error) {
 	out := make(map[int64]Chunk, len(seqs))
 	for len(seqs) > 0 {
 		n := min(len(seqs), 500)
@@ -263,7 +269,7 @@ func (l *Library) Chunks(ctx context.Context, seqs []int64) (map[int64]Chunk, er
 		for i, s := range seqs[:n] {
 			args[i] = s
 		}
-		cs, err := l.queryChunks(ctx, `seq IN (?`+strings.Repeat(",?", n-1)+`)`, args...)
+		cs, err := query(ctx, `seq IN (?`+strings.Repeat(",?", n-1)+`)`, args...)
 		if err != nil {
 			return nil, err
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 )
 
 // Parent is a passage given to the model with the children it is searched by.
@@ -90,23 +89,7 @@ func (l *Library) queryParents(ctx context.Context, where string, args ...any) (
 
 // Parents returns the parents with the given seqs, keyed by seq; unknown seqs are absent.
 func (l *Library) Parents(ctx context.Context, seqs []int64) (map[int64]Chunk, error) {
-	out := make(map[int64]Chunk, len(seqs))
-	for len(seqs) > 0 {
-		n := min(len(seqs), 500)
-		args := make([]any, n)
-		for i, s := range seqs[:n] {
-			args[i] = s
-		}
-		ps, err := l.queryParents(ctx, `seq IN (?`+strings.Repeat(",?", n-1)+`)`, args...)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range ps {
-			out[p.Seq] = p
-		}
-		seqs = seqs[n:]
-	}
-	return out, nil
+	return bySeq(ctx, seqs, l.queryParents)
 }
 
 // DocumentParents returns a document's parents in order.
