@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ollama/ollama/api"
 )
 
 // Model is a model installed in Ollama, as the settings panel lists it.
@@ -26,8 +28,12 @@ type Model struct {
 	ParameterSize string    `json:"parameter_size"`
 	Quantization  string    `json:"quantization"`
 	ModifiedAt    time.Time `json:"modified_at"`
-	// Embedding is true for a model that only embeds (a BERT family).
+	// Embedding is true for a model that only embeds: chat pickers leave it out, and
+	// embedding pickers offer only these (and the model in use).
 	Embedding bool `json:"embedding"`
+	// Capabilities are what Ollama's /api/show says the model can do ("completion",
+	// "embedding", "tools", "vision", "insert"); empty when it did not say.
+	Capabilities []string `json:"capabilities"`
 }
 
 // Models lists the installed models, by name.
@@ -39,15 +45,50 @@ func (o *Ollama) Models(ctx context.Context) ([]Model, error) {
 	out := make([]Model, 0, len(list.Models))
 	for _, m := range list.Models {
 		fams := append([]string{m.Details.Family}, m.Details.Families...)
-		out = append(out, Model{
+		md := Model{
 			Name: m.Name, Size: m.Size, Family: m.Details.Family,
 			ParameterSize: m.Details.ParameterSize, Quantization: m.Details.QuantizationLevel,
-			ModifiedAt: m.ModifiedAt,
-			Embedding:  slices.ContainsFunc(fams, func(f string) bool { return strings.Contains(f, "bert") }),
-		})
+			ModifiedAt: m.ModifiedAt, Capabilities: []string{},
+		}
+		show, err := o.client.Show(ctx, &api.ShowRequest{Model: m.Name})
+		if err != nil && ctx.Err() != nil {
+			return nil, o.wrapErr(ctx, err, m.Name)
+		}
+		md.Embedding = embeddingOnly(show, fams)
+		if show != nil {
+			for _, c := range show.Capabilities {
+				md.Capabilities = append(md.Capabilities, string(c))
+			}
+		}
+		out = append(out, md)
 	}
 	slices.SortFunc(out, func(a, b Model) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// embeddingOnly tells an embedding-only model from one that can chat, by what Ollama
+// knows of its weights. Ollama (v0.6 on) lists "embedding" instead of "completion" in
+// /api/show's capabilities when the GGUF has an ARCH.pooling_type key, as embedding
+// models (nomic-embed-text, all-minilm, mxbai-embed-large) have, and refuses to chat with
+// them. Older servers give no capabilities: the key itself in model_info, else a BERT
+// family (bert, nomic-bert), says the same. A model /api/show failed on is judged by
+// its family alone.
+func embeddingOnly(show *api.ShowResponse, families []string) bool {
+	if show != nil {
+		if len(show.Capabilities) > 0 {
+			caps := make([]string, len(show.Capabilities))
+			for i, c := range show.Capabilities {
+				caps[i] = string(c)
+			}
+			return slices.Contains(caps, "embedding") && !slices.Contains(caps, "completion")
+		}
+		for k := range show.ModelInfo {
+			if strings.HasSuffix(k, ".pooling_type") {
+				return true
+			}
+		}
+	}
+	return slices.ContainsFunc(families, func(f string) bool { return strings.Contains(f, "bert") })
 }
 
 // Suggestion is a model Carrel recommends for a machine without a GPU.
