@@ -34,7 +34,11 @@ type SearchOptions struct {
 	K      int
 	Mode   retrieve.Mode
 	DocIDs []string
-	// TokenBudget caps the estimated tokens of the passages returned (0: no cap).
+	// TokenBudget caps the estimated tokens of the passages returned (0: no cap), for
+	// callers that show or send passages without a tokenizer of their own. The answer
+	// path leaves it 0: chat trims passages to the prompt budget with the model's own
+	// token counts, and a second, cruder cut (four characters a token) here would drop
+	// passages that fit.
 	TokenBudget int
 }
 

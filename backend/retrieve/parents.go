@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -106,8 +107,8 @@ const NearDuplicate = 0.8
 // Dedupe drops hits whose passage has the ID (normalised text) of a better-ranked one,
 // or nearly its text (NearDuplicate), keeping the order of the rest.
 func Dedupe(hits []Hit) []Hit {
-	ids := map[string]bool{}
-	var kept [][]uint64
+	ids := make(map[string]bool, len(hits))
+	kept := make([][]uint64, 0, len(hits))
 	out := hits[:0]
 	for _, h := range hits {
 		id := h.Chunk.ID
@@ -117,9 +118,15 @@ func Dedupe(hits []Hit) []Hit {
 		if ids[id] {
 			continue
 		}
-		sh := shingles(h.Chunk.Text)
+		sh := signatures.get(h.Chunk.ID, h.Chunk.Text)
 		dup := false
 		for _, k := range kept {
+			// Jaccard is at most the smaller set's share of the larger: skip the merge
+			// when sizes alone rule a near-duplicate out (the common case).
+			a, b := min(len(sh), len(k)), max(len(sh), len(k))
+			if float64(a) < NearDuplicate*float64(b) {
+				continue
+			}
 			if jaccard(sh, k) >= NearDuplicate {
 				dup = true
 				break
@@ -135,16 +142,68 @@ func Dedupe(hits []Hit) []Hit {
 	return out
 }
 
+// signatures caches the shingle sets of passages by ID (a hash of the text, so an ID
+// always has the same set): the same passages come back search after search, and
+// hashing their words was a fifth of a small library's query.
+var signatures = shingleCache{max: 4096}
+
+type shingleCache struct {
+	mu  sync.Mutex
+	m   map[string][]uint64
+	max int // entries before the cache starts over (~1.5 KB each for a 1000-character passage)
+}
+
+// get returns the shingles of text, from the cache when id is known. The returned
+// slice is shared: callers only read it.
+func (c *shingleCache) get(id, text string) []uint64 {
+	if id == "" {
+		return shingles(text)
+	}
+	c.mu.Lock()
+	sh, ok := c.m[id]
+	c.mu.Unlock()
+	if ok {
+		return sh
+	}
+	sh = shingles(text)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= c.max {
+		c.m = map[string][]uint64{}
+	}
+	c.m[id] = sh
+	c.mu.Unlock()
+	return sh
+}
+
 // shingles returns the sorted, distinct hashes of text's word trigrams (words lowercased,
 // punctuation dropped); a text of fewer than three words gives its words. It hashes as it
-// reads, without building the words: it runs on every loaded hit of every search.
+// reads, without building the words, and reads ASCII bytes without decoding runes.
 func shingles(text string) []uint64 {
 	const offset, prime = 14695981039346656037, 1099511628211 // FNV-1a
-	var words []uint64
+	words := make([]uint64, 0, len(text)/5+1)
 	h, in := uint64(offset), false
-	for _, r := range text {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			r = unicode.ToLower(r)
+	for i := 0; i < len(text); {
+		c := text[i]
+		var r rune
+		var letter bool
+		if c < utf8.RuneSelf {
+			r, i = rune(c), i+1
+			switch {
+			case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+				letter = true
+			case 'A' <= c && c <= 'Z':
+				r += 'a' - 'A'
+				letter = true
+			}
+		} else {
+			var n int
+			r, n = utf8.DecodeRuneInString(text[i:])
+			i += n
+			if letter = unicode.IsLetter(r) || unicode.IsDigit(r); letter {
+				r = unicode.ToLower(r)
+			}
+		}
+		if letter {
 			h = (h ^ uint64(r)) * prime
 			in = true
 		} else if in {

@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,9 +120,45 @@ func BenchmarkDedupe(b *testing.B) {
 		hits[i] = Hit{Chunk: library.Chunk{ID: string(rune('a' + i)), Text: sb.String()}}
 	}
 	buf := make([]Hit, len(hits))
-	b.ResetTimer()
-	for range b.N {
-		copy(buf, hits)
-		Dedupe(buf)
+	b.Run("cached", func(b *testing.B) { // the same passages again: the common case
+		for range b.N {
+			copy(buf, hits)
+			Dedupe(buf)
+		}
+	})
+	b.Run("first", func(b *testing.B) { // passages not seen before
+		for range b.N {
+			signatures.mu.Lock()
+			signatures.m = nil
+			signatures.mu.Unlock()
+			copy(buf, hits)
+			Dedupe(buf)
+		}
+	})
+}
+
+// verifies word trigrams read case- and punctuation-blind in ASCII and beyond (the ASCII
+// fast path agrees with Unicode's letters), and that a cached set is the text's own.
+func TestShingles(t *testing.T) {
+	a := shingles("Hello, WORLD: café Ünïcode 42 naïve")
+	b := shingles("hello world CAFÉ ünïcode\n42 -- NAÏVE.")
+	if !slices.Equal(a, b) || len(a) != 4 {
+		t.Errorf("shingles differ or miscounted: %d %d", len(a), len(b))
+	}
+	if c := shingles("hello world cafe unicode 42 naive"); slices.Equal(a, c) {
+		t.Error("accents dropped: café hashed as cafe")
+	}
+	if got := shingles("two words"); len(got) != 2 {
+		t.Errorf("a short text gives its words: %d", len(got))
+	}
+	c := shingleCache{max: 2}
+	for i, text := range []string{"one two three four", "five six seven", "eight nine ten eleven twelve"} {
+		id := string(rune('a' + i))
+		if got := c.get(id, text); !slices.Equal(got, shingles(text)) {
+			t.Errorf("cached set of %q is not its shingles", text)
+		}
+	}
+	if len(c.m) > 2 {
+		t.Errorf("cache holds %d entries, cap 2", len(c.m))
 	}
 }
