@@ -7,8 +7,9 @@ import { assert, screenshot } from './harness.mjs';
 const READY_TIMEOUT = 180_000; // ingest with real embeddings on 2 shared cores
 const ANSWER_TIMEOUT = 180_000;
 
-export async function uploadAndWaitReady(page, pdfPath, shot) {
-  await page.setInputFiles('[data-testid=file-input]', pdfPath);
+export async function uploadAndWaitReady(page, pdfPath, shot, { drop = false } = {}) {
+  if (drop) await dropFile(page, pdfPath);
+  else await page.setInputFiles('[data-testid=file-input]', pdfPath);
   const doc = page.locator('[data-testid=document]').first();
   await doc.waitFor({ timeout: 30_000 });
   if (shot) await screenshot(page, shot);
@@ -23,6 +24,28 @@ export async function uploadAndWaitReady(page, pdfPath, shot) {
     { timeout: READY_TIMEOUT, polling: 250 },
   );
   return doc;
+}
+
+/**
+ * Drags a file over the window and drops it, as a file manager would in a browser: the
+ * overlay must show while it is over the window and be gone after the drop.
+ */
+async function dropFile(page, path) {
+  const dt = await page.evaluateHandle(
+    ({ b64, name }) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], name, { type: 'application/pdf' }));
+      return dt;
+    },
+    { b64: readFileSync(path).toString('base64'), name: basename(path) },
+  );
+  const overlay = page.locator('[data-testid=drop-overlay]');
+  await page.dispatchEvent('main, body', 'dragenter', { dataTransfer: dt });
+  await page.dispatchEvent('main, body', 'dragover', { dataTransfer: dt });
+  await overlay.waitFor({ state: 'visible', timeout: 5_000 });
+  await page.dispatchEvent('main, body', 'drop', { dataTransfer: dt });
+  await overlay.waitFor({ state: 'hidden', timeout: 5_000 });
 }
 
 /** Records every distinct state of the last answer, to prove tokens streamed in. */
@@ -188,7 +211,7 @@ export async function noModelFlow({ page, url, pdf, question }) {
   const notice = (await page.locator('[data-testid=mode-notice]').textContent())?.trim() ?? '';
   assert(notice.length > 10, `the reason and fix are shown (${notice})`);
 
-  await uploadAndWaitReady(page, pdf);
+  await uploadAndWaitReady(page, pdf, null, { drop: true });
   const answer = await ask(page, question);
   const state = await waitAnswerFinished(page, answer);
   assert(state === 'done', `answer finished (state ${state}: ${await answer.textContent()})`);

@@ -33,7 +33,7 @@ const tests = [
   },
   {
     name: 'no-model',
-    title: 'no Ollama: the badge says so, answers are passages with the note',
+    title: 'no Ollama: the badge says so; a PDF dropped on the window (browser drop) is ingested; answers are passages with the note',
     async run(ctx) {
       const port = await closedPort();
       const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
