@@ -1,13 +1,25 @@
-// Command retrieve benchmarks Carrel's hybrid retrieval (BM25 in bleve + FAISS + RRF) at
-// growing library sizes and runs the peer anchor (../shared/anchors/retrieval_anchor.py)
-// in the same run, printing one line per size:
+// Command retrieve benchmarks Carrel's hybrid retrieval (BM25 in bleve + FAISS + RRF +
+// parents) at growing library sizes and runs the peer anchor
+// (../shared/anchors/retrieval_anchor.py) in the same run, printing one line per size:
 //
 //	retrieve n=N carrel_p50_ms=A carrel_p99_ms=B anchor_p50_ms=C ratio=C/A rss_mb=M
 //
-// The libraries are real corpus text (pdfcpu's test PDFs, ingested and chunked by Carrel)
-// replicated with a " ~rK" suffix, as the anchor does; vectors are random unit 384-d
-// vectors, and the query embedding is not timed (both as in the anchor). Built indexes are
-// cached under -cache and reused. The anchor's hybrid p50 (its BM25 full scan, FAISS flat,
+// The libraries are real corpus text (pdfcpu's test PDFs, ingested and chunked by Carrel
+// into parents and children) replicated document by document with a " ~rK" suffix, as the
+// anchor does, until they hold N chunks (children). Each is a real library: SQLite with
+// documents, parents and children, bleve over the parents and FAISS over the children, as
+// the app lays them out. The timed path is the app's Engine.Search (retrieve.Retriever
+// over that SQLite store, with the engine's index adapters and relevance threshold, then
+// the documents looked up) except for embedding the query: vectors are random unit 384-d
+// vectors and the query's is given, as in the anchor.
+//
+// Each size is timed -runs times over the same queries; the line reports the median of
+// the runs' p50 and of their p99 (each run's figures go to stderr), not the best run.
+//
+// Libraries are cached under -cache, keyed by hashes: the ingested corpus by the corpus
+// files and the backend's Go sources (any change to extraction or chunking re-ingests it),
+// each size by the chunks themselves and the layout version, so a cache never serves
+// chunks other than today's. The anchor's hybrid p50 (its BM25 full scan, FAISS flat,
 // RRF, parents) is the comparison; it measures 10k and 100k only, so larger sizes print
 // anchor_p50_ms=na and a retrieve-note line with the anchor's 100k time scaled linearly
 // (its BM25 is a full scan), marked as an estimate. The recall@10 of the timed vector
@@ -17,10 +29,13 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -46,6 +61,10 @@ const (
 	dim       = 384
 	benchTopK = 10
 	model     = "bench-random-384"
+	// layout is bumped whenever the way a size's library is built changes.
+	layout = "2-parents-sqlite"
+	// minVectorScore is the engine's default (engine.Config.MinVectorScore).
+	minVectorScore = 0.5
 )
 
 func main() {
@@ -53,6 +72,7 @@ func main() {
 	cache := flag.String("cache", filepath.Join(os.TempDir(), "carrel-bench-retrieve"), "where built libraries are kept between runs")
 	sizesFlag := flag.String("sizes", "10000,100000", "library sizes in chunks, comma-separated")
 	nq := flag.Int("queries", 500, "queries per size")
+	runs := flag.Int("runs", 3, "timed runs per size; the line reports the median run's p50 and p99")
 	anchor := flag.String("anchor", "../shared/anchors/retrieval_anchor.py", "anchor script; \"\" skips it")
 	python := flag.String("python", "/usr/bin/python3", "python for the anchor")
 	mode := flag.String("mode", "hybrid", "carrel search mode timed: hybrid, lexical or vector")
@@ -81,12 +101,20 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+	if *runs < 1 {
+		fail(fmt.Errorf("-runs %d: give at least 1", *runs))
+	}
 
-	chunks, err := corpusChunks(filepath.Join(*cache, "src"), *corpus)
+	srcKey, err := sourceKey(*corpus)
 	if err != nil {
 		fail(err)
 	}
-	log("%d real chunks from %s", len(chunks), *corpus)
+	src, err := corpusTree(filepath.Join(*cache, "src-"+srcKey), *corpus, log)
+	if err != nil {
+		fail(err)
+	}
+	log("%d real chunks in %d passages of %d documents from %s (cache key %s, chunks %s)",
+		src.children(), src.parents(), len(src.docs), *corpus, srcKey, src.key)
 
 	// The anchor first, alone on the machine (it takes about two minutes).
 	anchorP50 := map[int]float64{}
@@ -98,15 +126,15 @@ func main() {
 	}
 
 	rng := rand.New(rand.NewPCG(20240601, 1))
-	queries := makeQueries(rng, chunks, *nq)
+	queries := makeQueries(rng, src.texts(), *nq)
 	qvecs := make([][]float32, *nq)
 	for i := range qvecs {
 		qvecs[i] = randomUnit(rng)
 	}
 
 	for _, n := range sizes {
-		dir := filepath.Join(*cache, fmt.Sprintf("n%d", n))
-		lex, vec, err := openOrBuild(dir, chunks, n, log)
+		dir := filepath.Join(*cache, fmt.Sprintf("n%d-%s", n, src.key))
+		lib, lex, vec, err := openOrBuild(dir, src, n, log)
 		if err != nil {
 			fail(err)
 		}
@@ -146,13 +174,14 @@ func main() {
 			}
 		}
 		log("n=%d vector recall@%d of %s vs exact flat: %.3f (%d queries)", n, benchTopK, what, float64(found)/float64(max(1, total)), nr)
-		store := replicaStore{chunks: chunks}
-		r := &retrieve.Retriever{Lexical: lexAdapter{lex}, Store: store}
+
 		var qi int
-		r.Dense = denseAdapter{vec: vec, q: func() []float32 { return qvecs[qi] }}
+		s := &searcher{lib: lib, r: &retrieve.Retriever{Lexical: lexAdapter{lex}, Store: lib, MinVectorScore: minVectorScore,
+			Dense: denseAdapter{vec: vec, q: func() []float32 { return qvecs[qi] }}}}
 		ctx := context.Background()
+		opt := retrieve.Options{K: benchTopK, Mode: m}
 		for qi = 0; qi < 5; qi++ { // warm-up, not counted
-			if _, err := r.Search(ctx, queries[qi], retrieve.Options{K: benchTopK, Mode: m}); err != nil {
+			if _, err := s.search(ctx, queries[qi], opt); err != nil {
 				fail(err)
 			}
 		}
@@ -165,23 +194,28 @@ func main() {
 				fail(err)
 			}
 		}
-		ms := make([]float64, 0, *nq)
+		var p50s, p99s []float64
 		hits := 0
 		cpu0 := cpuTime()
-		for qi = 0; qi < *nq; qi++ {
-			t := time.Now()
-			hs, err := r.Search(ctx, queries[qi], retrieve.Options{K: benchTopK, Mode: m})
-			ms = append(ms, float64(time.Since(t).Microseconds())/1000)
-			if err != nil {
-				fail(err)
+		for run := range *runs {
+			ms := make([]float64, 0, *nq)
+			for qi = 0; qi < *nq; qi++ {
+				t := time.Now()
+				hs, err := s.search(ctx, queries[qi], opt)
+				ms = append(ms, float64(time.Since(t).Microseconds())/1000)
+				if err != nil {
+					fail(err)
+				}
+				hits += hs
 			}
-			hits += len(hs)
+			sort.Float64s(ms)
+			p50s, p99s = append(p50s, pct(ms, 50)), append(p99s, pct(ms, 99))
+			log("n=%d run %d/%d p50_ms=%.3g p99_ms=%.3g", n, run+1, *runs, p50s[run], p99s[run])
 		}
 		if *cpuProfile != "" {
 			pprof.StopCPUProfile()
 		}
-		sort.Float64s(ms)
-		p50, p99 := pct(ms, 50), pct(ms, 99)
+		p50, p99 := median(p50s), median(p99s)
 		anchorS, ratioS := "na", "na"
 		if a, ok := anchorP50[n]; ok {
 			anchorS, ratioS = fmt.Sprintf("%.3g", a), fmt.Sprintf("%.1f", a/p50)
@@ -202,13 +236,41 @@ func main() {
 			fmt.Printf("retrieve-note n=%d anchor_measured=no anchor_linear_estimate_ms=%.4g (from n=%d, %.3g ms) ratio_estimate=%.1f\n",
 				n, est, an, ap, est/p50)
 		}
-		log("n=%d mode=%s queries=%d mean_hits=%.1f cpu_ms_per_query=%.2f", n, m, *nq, float64(hits)/float64(*nq),
-			float64((cpuTime()-cpu0).Microseconds())/1000/float64(*nq))
+		nall := *nq * *runs
+		log("n=%d mode=%s queries=%d runs=%d mean_hits=%.1f cpu_ms_per_query=%.2f", n, m, *nq, *runs, float64(hits)/float64(nall),
+			float64((cpuTime()-cpu0).Microseconds())/1000/float64(nall))
 		lex.Close()
 		vec.Close()
+		lib.Close()
 		runtime.GC()
 		debug.FreeOSMemory()
 	}
+}
+
+// searcher is what the app's Engine.Search does with a question once its embedding is
+// known: the retriever over the library's SQLite store and both indexes, then each hit's
+// document looked up once (the rerank stage is off by default and not timed).
+type searcher struct {
+	lib *library.Library
+	r   *retrieve.Retriever
+}
+
+func (s *searcher) search(ctx context.Context, q string, opt retrieve.Options) (int, error) {
+	hits, err := s.r.Search(ctx, q, opt)
+	if err != nil {
+		return 0, err
+	}
+	docs := map[string]library.Document{}
+	for _, h := range hits {
+		if _, ok := docs[h.Chunk.DocID]; !ok {
+			d, err := s.lib.Document(ctx, h.Chunk.DocID)
+			if err != nil {
+				return 0, err
+			}
+			docs[d.ID] = d
+		}
+	}
+	return len(hits), nil
 }
 
 func fail(err error) {
@@ -222,6 +284,13 @@ func pct(sorted []float64, p float64) float64 {
 	}
 	i := int(math.Ceil(p/100*float64(len(sorted)))) - 1
 	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+// median of a few runs' figures (the lower middle one of an even count).
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[(len(s)-1)/2]
 }
 
 // cpuTime is the CPU time the process has used (user and system): unlike wall time, it
@@ -251,18 +320,103 @@ func rssMB() int {
 	return -1
 }
 
-// corpusChunks ingests the corpus with Carrel itself (lexical only, no model) into dir once,
-// and returns its chunks in library order.
-func corpusChunks(dir, corpus string) ([]library.Chunk, error) {
+// sourceKey hashes what decides the ingested corpus's chunks: the corpus files (names,
+// sizes, times) and the Go sources of the backend that reads and cuts them. Hashing all
+// of backend/ re-ingests a little more often than needed (a minute), never too rarely.
+func sourceKey(corpus string) (string, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(corpus, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d %d\n", p, fi.Size(), fi.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("hash the corpus %s: %w", corpus, err)
+	}
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("find the module (go env GOMOD): %w", err)
+	}
+	backend := filepath.Join(filepath.Dir(strings.TrimSpace(string(gomod))), "backend")
+	err = filepath.WalkDir(backend, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d\n", p, len(b))
+		h.Write(b)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("hash the backend sources in %s: %w", backend, err)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12], nil
+}
+
+// tree is the ingested corpus: documents with their parents and children, in library
+// order, and key, a hash of every passage's text and place.
+type tree struct {
+	docs []srcDoc
+	key  string
+}
+
+type srcDoc struct {
+	doc     library.Document
+	parents []library.Parent
+}
+
+func (t *tree) children() (n int) {
+	for _, d := range t.docs {
+		for _, p := range d.parents {
+			n += len(p.Children)
+		}
+	}
+	return n
+}
+
+func (t *tree) parents() (n int) {
+	for _, d := range t.docs {
+		n += len(d.parents)
+	}
+	return n
+}
+
+// texts lists the children's texts, which queries are drawn from.
+func (t *tree) texts() []string {
+	var out []string
+	for _, d := range t.docs {
+		for _, p := range d.parents {
+			for _, c := range p.Children {
+				out = append(out, c.Text)
+			}
+		}
+	}
+	return out
+}
+
+// corpusTree ingests the corpus with Carrel itself (lexical only, no model) into dir once,
+// and returns its documents' parents and children.
+func corpusTree(dir, corpus string, log func(string, ...any)) (*tree, error) {
+	ctx := context.Background()
 	cfg := engine.Config{Dir: dir, OllamaHost: "127.0.0.1:1"}
 	if _, err := os.Stat(filepath.Join(dir, ".complete")); err != nil {
 		os.RemoveAll(dir)
+		log("ingesting the corpus into %s", dir)
 		eng, err := engine.Open(cfg)
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range engine.ExpandPaths([]string{corpus}) {
-			if _, err := eng.IngestFile(context.Background(), p, nil); err != nil {
+			if _, err := eng.IngestFile(ctx, p, nil); err != nil {
 				eng.Close()
 				return nil, err
 			}
@@ -277,90 +431,174 @@ func corpusChunks(dir, corpus string) ([]library.Chunk, error) {
 		return nil, err
 	}
 	defer lib.Close()
-	var out []library.Chunk
-	err = lib.EachChunk(context.Background(), func(c library.Chunk, title string) error {
-		out = append(out, c)
-		return nil
-	})
-	if len(out) == 0 && err == nil {
-		err = errors.New("the corpus gave no chunks")
+	docs, err := lib.Documents(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return out, err
+	t := &tree{}
+	h := sha256.New()
+	fmt.Fprintln(h, layout)
+	for _, d := range docs {
+		ps, err := lib.DocumentParents(ctx, d.ID)
+		if err != nil {
+			return nil, err
+		}
+		cs, err := lib.DocumentChunks(ctx, d.ID)
+		if err != nil {
+			return nil, err
+		}
+		if len(ps) == 0 {
+			continue
+		}
+		bySeq := map[int64]int{}
+		sd := srcDoc{doc: d, parents: make([]library.Parent, len(ps))}
+		for i, p := range ps {
+			sd.parents[i].Chunk = p
+			bySeq[p.Seq] = i
+			fmt.Fprintf(h, "p %s %d %d %q\n", d.ID, p.PageStart, p.Start, p.Text)
+		}
+		for _, c := range cs {
+			i, ok := bySeq[c.ParentSeq]
+			if !ok {
+				return nil, fmt.Errorf("chunk %d of %s has no parent (library from before parents?)", c.Seq, d.ID)
+			}
+			sd.parents[i].Children = append(sd.parents[i].Children, c)
+			fmt.Fprintf(h, "c %d %q\n", i, c.Text)
+		}
+		t.docs = append(t.docs, sd)
+	}
+	if len(t.docs) == 0 {
+		return nil, errors.New("the corpus gave no chunks")
+	}
+	t.key = hex.EncodeToString(h.Sum(nil))[:12]
+	return t, nil
 }
 
-// replica returns the text and seq of chunk i of a library of replicated real chunks.
-func replica(chunks []library.Chunk, i int) (seq int64, text string) {
-	k := i / len(chunks)
-	text = chunks[i%len(chunks)].Text
-	if k > 0 {
-		text += fmt.Sprintf(" ~r%d", k)
-	}
-	return int64(i + 1), text
-}
-
-// openOrBuild opens the indexes of an n-chunk library in dir, building them first if the
-// cache has none.
-func openOrBuild(dir string, chunks []library.Chunk, n int, log func(string, ...any)) (*index.Lexical, *index.Vectors, error) {
+// openOrBuild opens the n-chunk library in dir (SQLite, bleve over parents, FAISS over
+// children), building it first if the cache has none: the corpus's documents replicated,
+// each replica's texts and ids suffixed " ~rK", until n children are stored.
+func openOrBuild(dir string, src *tree, n int, log func(string, ...any)) (*library.Library, *index.Lexical, *index.Vectors, error) {
+	ctx := context.Background()
 	done := filepath.Join(dir, ".complete")
 	if _, err := os.Stat(done); err != nil {
 		os.RemoveAll(dir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, nil, nil, err
+		}
 		log("building n=%d in %s", n, dir)
-		start := time.Now()
-		lex, err := index.OpenLexical(filepath.Join(dir, "bleve"))
-		if err != nil {
-			return nil, nil, err
+		if err := build(ctx, dir, src, n, log); err != nil {
+			return nil, nil, nil, fmt.Errorf("build n=%d: %w", n, err)
 		}
-		vec, err := index.OpenVectors(filepath.Join(dir, "vectors"))
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := vec.Reset(model, dim); err != nil {
-			return nil, nil, err
-		}
-		rng := rand.New(rand.NewPCG(uint64(n), 7))
-		const batch = 2000
-		for lo := 0; lo < n; lo += batch {
-			hi := min(n, lo+batch)
-			docs := make([]index.LexDoc, 0, hi-lo)
-			ids := make([]int64, 0, hi-lo)
-			vecs := make([][]float32, 0, hi-lo)
-			for i := lo; i < hi; i++ {
-				seq, text := replica(chunks, i)
-				c := chunks[i%len(chunks)]
-				docs = append(docs, index.LexDoc{ID: strconv.FormatInt(seq, 10), DocID: c.DocID, Section: c.Section, Text: text})
-				ids = append(ids, seq)
-				vecs = append(vecs, randomUnit(rng))
-			}
-			if err := lex.Add(docs); err != nil {
-				return nil, nil, err
-			}
-			if err := vec.Add(ids, vecs); err != nil {
-				return nil, nil, err
-			}
-			if hi%50000 == 0 {
-				log("  %d/%d (%.0fs)", hi, n, time.Since(start).Seconds())
-			}
-		}
-		if err := vec.Save(); err != nil {
-			return nil, nil, err
-		}
-		lex.Close()
-		vec.Close()
 		if err := os.WriteFile(done, nil, 0o644); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		log("built n=%d in %.0fs", n, time.Since(start).Seconds())
+	}
+	lib, err := library.Open(dir)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	lex, err := index.OpenLexical(filepath.Join(dir, "bleve"))
 	if err != nil {
-		return nil, nil, err
+		lib.Close()
+		return nil, nil, nil, err
 	}
 	vec, err := index.OpenVectors(filepath.Join(dir, "vectors"))
 	if err != nil {
+		lib.Close()
 		lex.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return lex, vec, nil
+	return lib, lex, vec, nil
+}
+
+func build(ctx context.Context, dir string, src *tree, n int, log func(string, ...any)) error {
+	start := time.Now()
+	lib, err := library.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	lex, err := index.OpenLexical(filepath.Join(dir, "bleve"))
+	if err != nil {
+		return err
+	}
+	defer lex.Close()
+	vec, err := index.OpenVectors(filepath.Join(dir, "vectors"))
+	if err != nil {
+		return err
+	}
+	defer vec.Close()
+	if err := vec.Reset(model, dim); err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(uint64(n), 7))
+	stored, next := 0, 50000
+	for k := 0; stored < n; k++ {
+		suffix := ""
+		if k > 0 {
+			suffix = fmt.Sprintf(" ~r%d", k)
+		}
+		for _, sd := range src.docs {
+			if stored >= n {
+				break
+			}
+			d := sd.doc
+			d.ID += strings.ReplaceAll(suffix, " ", "")
+			d.Status = "ready"
+			var parents []library.Parent
+			for _, p := range sd.parents {
+				if stored >= n {
+					break
+				}
+				q := library.Parent{Chunk: p.Chunk}
+				q.Seq, q.ParentSeq = 0, 0
+				q.ID, q.Text = p.ID+suffix, p.Text+suffix
+				for _, c := range p.Children[:min(len(p.Children), n-stored)] {
+					c.Seq, c.ParentSeq = 0, 0
+					c.ID, c.Text = c.ID+suffix, c.Text+suffix
+					q.Children = append(q.Children, c)
+				}
+				stored += len(q.Children)
+				parents = append(parents, q)
+			}
+			if err := lib.PutDocument(ctx, &d); err != nil {
+				return err
+			}
+			if err := lib.ReplaceTree(ctx, d.ID, nil, parents); err != nil {
+				return err
+			}
+			// As the engine indexes them (engine.lexDocsOf, lexicalOnParents):
+			// parents in bleve under "p<seq>", children in FAISS under their seq.
+			var docs []index.LexDoc
+			var ids []int64
+			var vecs [][]float32
+			for _, p := range parents {
+				if p.Seq == 0 { // a repeated parent, not stored
+					continue
+				}
+				docs = append(docs, index.LexDoc{ID: "p" + strconv.FormatInt(p.Seq, 10), DocID: d.ID, Title: d.Title, Section: p.Section, Text: p.Text})
+				for _, c := range p.Children {
+					ids = append(ids, c.Seq)
+					vecs = append(vecs, randomUnit(rng))
+				}
+			}
+			if err := lex.Add(docs); err != nil {
+				return err
+			}
+			if err := vec.Add(ids, vecs); err != nil {
+				return err
+			}
+			if stored >= next {
+				log("  %d/%d chunks (%.0fs)", stored, n, time.Since(start).Seconds())
+				next += 50000
+			}
+		}
+	}
+	if err := vec.Save(); err != nil {
+		return err
+	}
+	log("built n=%d (%d chunks stored) in %.0fs", n, vec.Len(), time.Since(start).Seconds())
+	return nil
 }
 
 func randomUnit(rng *rand.Rand) []float32 {
@@ -378,12 +616,12 @@ func randomUnit(rng *rand.Rand) []float32 {
 	return v
 }
 
-// makeQueries draws n queries of 3 to 8 consecutive words (of 3+ characters' chunks) from
-// the real chunks, as the anchor does.
-func makeQueries(rng *rand.Rand, chunks []library.Chunk, n int) []string {
+// makeQueries draws n queries of 3 to 8 consecutive words (of 3+ word chunks) from the
+// real chunks, as the anchor does.
+func makeQueries(rng *rand.Rand, texts []string, n int) []string {
 	out := make([]string, 0, n)
 	for len(out) < n {
-		w := strings.Fields(strings.ToLower(chunks[rng.IntN(len(chunks))].Text))
+		w := strings.Fields(strings.ToLower(texts[rng.IntN(len(texts))]))
 		if len(w) < 3 {
 			continue
 		}
@@ -433,10 +671,11 @@ func (a lexAdapter) SearchLexical(_ context.Context, q string, k int, docIDs []s
 		return nil, err
 	}
 	out := make([]retrieve.Ranked, 0, len(hits))
-	for _, h := range hits {
-		seq, err := strconv.ParseInt(h.ID, 10, 64)
+	for _, h := range hits { // as engine.rankedOf reads them
+		parent := strings.HasPrefix(h.ID, "p")
+		seq, err := strconv.ParseInt(strings.TrimPrefix(h.ID, "p"), 10, 64)
 		if err == nil {
-			out = append(out, retrieve.Ranked{Seq: seq, Score: h.Score})
+			out = append(out, retrieve.Ranked{Seq: seq, Score: h.Score, Parent: parent})
 		}
 	}
 	return out, nil
@@ -468,22 +707,6 @@ func (a denseAdapter) SearchDense(_ context.Context, _ string, k int, _ []string
 	out := make([]retrieve.Ranked, len(hits))
 	for i, h := range hits {
 		out[i] = retrieve.Ranked{Seq: h.ID, Score: float64(h.Score)}
-	}
-	return out, nil
-}
-
-// replicaStore serves the replicated chunks from memory (SQLite's lookup of ten rows by
-// primary key is not what this measures).
-type replicaStore struct{ chunks []library.Chunk }
-
-func (s replicaStore) Chunks(_ context.Context, seqs []int64) (map[int64]library.Chunk, error) {
-	out := make(map[int64]library.Chunk, len(seqs))
-	for _, seq := range seqs {
-		i := int(seq - 1)
-		c := s.chunks[i%len(s.chunks)]
-		_, c.Text = replica(s.chunks, i)
-		c.Seq = seq
-		out[seq] = c
 	}
 	return out, nil
 }
