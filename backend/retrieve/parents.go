@@ -107,8 +107,13 @@ const NearDuplicate = 0.8
 // Dedupe drops hits whose passage has the ID (normalised text) of a better-ranked one,
 // or nearly its text (NearDuplicate), keeping the order of the rest.
 func Dedupe(hits []Hit) []Hit {
+	type keptHit struct {
+		sk   *sketch
+		text string
+		sh   []uint64 // its shingles, once an exact comparison needed them
+	}
 	ids := make(map[string]bool, len(hits))
-	kept := make([][]uint64, 0, len(hits))
+	kept := make([]keptHit, 0, len(hits))
 	out := hits[:0]
 	for _, h := range hits {
 		id := h.Chunk.ID
@@ -118,16 +123,21 @@ func Dedupe(hits []Hit) []Hit {
 		if ids[id] {
 			continue
 		}
-		sh := signatures.get(h.Chunk.ID, h.Chunk.Text)
+		sk := sketches.get(h.Chunk.ID, h.Chunk.Text)
+		var sh []uint64
 		dup := false
-		for _, k := range kept {
-			// Jaccard is at most the smaller set's share of the larger: skip the merge
-			// when sizes alone rule a near-duplicate out (the common case).
-			a, b := min(len(sh), len(k)), max(len(sh), len(k))
-			if float64(a) < NearDuplicate*float64(b) {
+		for i := range kept {
+			k := &kept[i]
+			if !sk.mayBeNear(k.sk) {
 				continue
 			}
-			if jaccard(sh, k) >= NearDuplicate {
+			if sh == nil {
+				sh = shingles(h.Chunk.Text)
+			}
+			if k.sh == nil {
+				k.sh = shingles(k.text)
+			}
+			if jaccard(sh, k.sh) >= NearDuplicate {
 				dup = true
 				break
 			}
@@ -136,98 +146,176 @@ func Dedupe(hits []Hit) []Hit {
 			continue
 		}
 		ids[id] = true
-		kept = append(kept, sh)
+		kept = append(kept, keptHit{sk: sk, text: h.Chunk.Text, sh: sh})
 		out = append(out, h)
 	}
 	return out
 }
 
-// signatures caches the shingle sets of passages by ID (a hash of the text, so an ID
-// always has the same set): the same passages come back search after search, and
-// hashing their words was a fifth of a small library's query.
-var signatures = shingleCache{max: 4096}
+// sketchK is the size of a passage's bottom-k sketch.
+const sketchK = 16
 
-type shingleCache struct {
-	mu  sync.Mutex
-	m   map[string][]uint64
-	max int // entries before the cache starts over (~1.5 KB each for a 1000-character passage)
+// sketch is a bottom-k sketch of a passage's trigram set: its sketchK smallest distinct
+// shingle hashes. Of the k smallest hashes of two sets' union, the share found in both
+// sketches estimates their Jaccard similarity (Broder 1997); it gates the exact
+// comparison, which almost every pair of passages then skips.
+type sketch struct {
+	min  [sketchK]uint64
+	n    int // filled entries (fewer than sketchK for a short text)
+	size int // the text's length, to catch an ID reused for another text
 }
 
-// get returns the shingles of text, from the cache when id is known. The returned
-// slice is shared: callers only read it.
-func (c *shingleCache) get(id, text string) []uint64 {
+// minShared is how many of the union's sketchK smallest hashes two passages must share
+// for their exact Jaccard to be computed. At the NearDuplicate similarity (0.8) each of
+// the 16 is shared with probability 0.8, so fewer than 4 happens about once in four
+// million pairs; unrelated passages share none.
+const minShared = 4
+
+// mayBeNear reports whether two sketches leave a near-duplicate possible.
+func (a *sketch) mayBeNear(b *sketch) bool {
+	if a.n < sketchK || b.n < sketchK {
+		return true // a short text: compare exactly
+	}
+	i, j, both := 0, 0, 0
+	for taken := 0; taken < sketchK; taken++ {
+		switch {
+		case a.min[i] == b.min[j]:
+			both++
+			i++
+			j++
+		case a.min[i] < b.min[j]:
+			i++
+		default:
+			j++
+		}
+		if i == sketchK || j == sketchK {
+			break
+		}
+	}
+	return both >= minShared
+}
+
+// sketchOf computes text's sketch without building or sorting its whole trigram set.
+func sketchOf(text string) *sketch {
+	sk := &sketch{size: len(text)}
+	eachShingle(text, func(g uint64) {
+		if sk.n == sketchK && g >= sk.min[sketchK-1] {
+			return
+		}
+		i, _ := slices.BinarySearch(sk.min[:sk.n], g)
+		if i < sk.n && sk.min[i] == g {
+			return // a repeated trigram
+		}
+		if sk.n < sketchK {
+			sk.n++
+		}
+		copy(sk.min[i+1:sk.n], sk.min[i:sk.n-1])
+		sk.min[i] = g
+	})
+	return sk
+}
+
+// sketches caches passages' sketches by ID (a hash of the text, so an ID always has the
+// same sketch): hashing a search's twenty passages was a fifth of a small library's query,
+// and the same passages come back search after search.
+var sketches = sketchCache{max: 16384}
+
+type sketchCache struct {
+	mu  sync.Mutex
+	m   map[string]*sketch
+	max int // entries (~150 bytes each) before the cache starts over
+}
+
+// get returns the sketch of text, from the cache when id is known.
+func (c *sketchCache) get(id, text string) *sketch {
 	if id == "" {
-		return shingles(text)
+		return sketchOf(text)
 	}
 	c.mu.Lock()
-	sh, ok := c.m[id]
+	sk, ok := c.m[id]
 	c.mu.Unlock()
-	if ok {
-		return sh
+	if ok && sk.size == len(text) {
+		return sk
 	}
-	sh = shingles(text)
+	sk = sketchOf(text)
 	c.mu.Lock()
 	if c.m == nil || len(c.m) >= c.max {
-		c.m = map[string][]uint64{}
+		c.m = map[string]*sketch{}
 	}
-	c.m[id] = sh
+	c.m[id] = sk
 	c.mu.Unlock()
-	return sh
+	return sk
 }
 
 // shingles returns the sorted, distinct hashes of text's word trigrams (words lowercased,
-// punctuation dropped); a text of fewer than three words gives its words. It hashes as it
-// reads, without building the words, and reads ASCII bytes without decoding runes.
+// punctuation dropped); a text of fewer than three words gives its words.
 func shingles(text string) []uint64 {
+	out := make([]uint64, 0, len(text)/5+1)
+	eachShingle(text, func(g uint64) { out = append(out, g) })
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// asciiWord maps an ASCII byte to itself lowercased if it is a letter or digit, else 0.
+var asciiWord = func() (t [utf8.RuneSelf]byte) {
+	for c := range t {
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			t[c] = byte(c)
+		case 'A' <= c && c <= 'Z':
+			t[c] = byte(c + 'a' - 'A')
+		}
+	}
+	return t
+}()
+
+// eachShingle calls fn with the hash of each word trigram of text in order (see shingles).
+// It hashes as it reads, without building the words, and reads ASCII bytes without
+// decoding runes.
+func eachShingle(text string, fn func(uint64)) {
 	const offset, prime = 14695981039346656037, 1099511628211 // FNV-1a
-	words := make([]uint64, 0, len(text)/5+1)
+	var w0, w1 uint64 // the two words before the current one
+	words := 0
+	emit := func(w uint64) {
+		words++
+		if words >= 3 {
+			fn((((offset^w0)*prime^w1)*prime ^ w) * prime)
+		}
+		w0, w1 = w1, w
+	}
 	h, in := uint64(offset), false
 	for i := 0; i < len(text); {
 		c := text[i]
 		var r rune
-		var letter bool
 		if c < utf8.RuneSelf {
-			r, i = rune(c), i+1
-			switch {
-			case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
-				letter = true
-			case 'A' <= c && c <= 'Z':
-				r += 'a' - 'A'
-				letter = true
-			}
+			r, i = rune(asciiWord[c]), i+1
 		} else {
 			var n int
 			r, n = utf8.DecodeRuneInString(text[i:])
 			i += n
-			if letter = unicode.IsLetter(r) || unicode.IsDigit(r); letter {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
 				r = unicode.ToLower(r)
+			} else {
+				r = 0
 			}
 		}
-		if letter {
+		if r != 0 {
 			h = (h ^ uint64(r)) * prime
 			in = true
 		} else if in {
-			words = append(words, h)
+			emit(h)
 			h, in = offset, false
 		}
 	}
 	if in {
-		words = append(words, h)
+		emit(h)
 	}
-	n := 3
-	if len(words) < n {
-		n = 1
+	if words == 1 {
+		fn(((offset ^ w1) * prime))
+	} else if words == 2 {
+		fn(((offset ^ w0) * prime))
+		fn(((offset ^ w1) * prime))
 	}
-	out := make([]uint64, 0, len(words))
-	for i := 0; i+n <= len(words); i++ {
-		g := uint64(offset)
-		for _, w := range words[i : i+n] {
-			g = (g ^ w) * prime
-		}
-		out = append(out, g)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 // jaccard is |a∩b| / |a∪b| of two sorted sets.

@@ -2,6 +2,8 @@ package retrieve
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -109,16 +111,7 @@ func TestTrimToBudget(t *testing.T) {
 // BenchmarkDedupe measures dropping near-duplicates among 2k = 20 loaded parents of ~1000
 // characters, the work a search adds after fusion.
 func BenchmarkDedupe(b *testing.B) {
-	words := strings.Fields("the pond froze early that winter and the loon dove under the ice while ants fought near the woodpile for hours")
-	hits := make([]Hit, 20)
-	for i := range hits {
-		var sb strings.Builder
-		for j := 0; sb.Len() < 1000; j++ {
-			sb.WriteString(words[(i*7+j*j)%len(words)])
-			sb.WriteByte(' ')
-		}
-		hits[i] = Hit{Chunk: library.Chunk{ID: string(rune('a' + i)), Text: sb.String()}}
-	}
+	hits := benchHits()
 	buf := make([]Hit, len(hits))
 	b.Run("cached", func(b *testing.B) { // the same passages again: the common case
 		for range b.N {
@@ -128,9 +121,9 @@ func BenchmarkDedupe(b *testing.B) {
 	})
 	b.Run("first", func(b *testing.B) { // passages not seen before
 		for range b.N {
-			signatures.mu.Lock()
-			signatures.m = nil
-			signatures.mu.Unlock()
+			sketches.mu.Lock()
+			sketches.m = nil
+			sketches.mu.Unlock()
 			copy(buf, hits)
 			Dedupe(buf)
 		}
@@ -151,14 +144,60 @@ func TestShingles(t *testing.T) {
 	if got := shingles("two words"); len(got) != 2 {
 		t.Errorf("a short text gives its words: %d", len(got))
 	}
-	c := shingleCache{max: 2}
+	long := strings.Repeat("Walden pond froze early that winter while the loon dove under the ice. ", 3)
+	sk, sh := sketchOf(long), shingles(long)
+	if sk.n != min(sketchK, len(sh)) || !slices.Equal(sk.min[:sk.n], sh[:sk.n]) {
+		t.Errorf("sketch is not the smallest shingles: %v vs %v", sk.min[:sk.n], sh[:min(len(sh), sketchK)])
+	}
+	c := sketchCache{max: 2}
 	for i, text := range []string{"one two three four", "five six seven", "eight nine ten eleven twelve"} {
 		id := string(rune('a' + i))
-		if got := c.get(id, text); !slices.Equal(got, shingles(text)) {
-			t.Errorf("cached set of %q is not its shingles", text)
+		if got := c.get(id, text); *got != *sketchOf(text) {
+			t.Errorf("cached sketch of %q is not its own", text)
 		}
 	}
 	if len(c.m) > 2 {
 		t.Errorf("cache holds %d entries, cap 2", len(c.m))
 	}
+}
+
+// verifies the sketch gate lets a near-duplicate (a running header changed) through to the
+// exact comparison and stops passages that merely share words.
+func TestSketchGate(t *testing.T) {
+	var a, b strings.Builder
+	words := strings.Fields("the pond froze early that winter and the loon dove under the ice while ants fought near the woodpile for hours until dusk came")
+	for i := range 60 {
+		a.WriteString(words[(i*7)%len(words)] + " ")
+		b.WriteString(words[(i*11+3)%len(words)] + " ")
+	}
+	near := "Chapter 9 " + a.String() + " page 12"
+	if !sketchOf(a.String()).mayBeNear(sketchOf(near)) {
+		t.Error("a near-duplicate was stopped by the sketch gate")
+	}
+	if j := jaccard(shingles(a.String()), shingles(b.String())); j > 0.2 {
+		t.Fatalf("test passages too alike: %.2f", j)
+	}
+	if sketchOf(a.String()).mayBeNear(sketchOf(b.String())) {
+		t.Error("passages sharing only words passed the sketch gate")
+	}
+}
+
+// benchHits are 20 passages of ~1000 characters of random words from a small vocabulary.
+func benchHits() []Hit {
+	words := strings.Fields(`the pond froze early that winter and the loon dove under the ice while ants
+		fought near the woodpile for hours; reciprocal rank fusion adds one over sixty plus the rank
+		of each list a passage appears in, so agreement between lists wins over a single strong
+		score; BM25 weighs rare terms higher and normalises by length, which favours short passages
+		unless the parameter b is lowered; vectors compare meaning rather than words`)
+	rng := rand.New(rand.NewPCG(1, 2))
+	hits := make([]Hit, 20)
+	for i := range hits {
+		var sb strings.Builder
+		for sb.Len() < 1000 {
+			sb.WriteString(words[rng.IntN(len(words))])
+			sb.WriteByte(' ')
+		}
+		hits[i] = Hit{Chunk: library.Chunk{ID: fmt.Sprintf("bench%d", i), Text: sb.String()}}
+	}
+	return hits
 }
