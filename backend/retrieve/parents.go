@@ -274,7 +274,7 @@ var asciiWord = func() (t [utf8.RuneSelf]byte) {
 // decoding runes.
 func eachShingle(text string, fn func(uint64)) {
 	const offset, prime = 14695981039346656037, 1099511628211 // FNV-1a
-	var w0, w1 uint64 // the two words before the current one
+	var w0, w1 uint64                                         // the two words before the current one
 	words := 0
 	emit := func(w uint64) {
 		words++
