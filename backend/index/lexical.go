@@ -42,8 +42,8 @@ type LexHit struct {
 // Field names in the bleve index. They are stored on disk with the mapping.
 const (
 	fieldText    = "text"    // English analysis: stop words out, stemmed
-	fieldTitle   = "title"   // same, boosts
-	fieldSection = "section" // same, boosts
+	fieldTitle   = "title"   // only feeds the code field (see lexMapping)
+	fieldSection = "section" // English analysis, a bonus
 	fieldCode    = "code"    // text+title+section split on whitespace only
 	fieldDoc     = "doc"     // document id, one keyword term
 
@@ -52,7 +52,7 @@ const (
 	// lexSchema is bumped whenever the mapping changes incompatibly; an index
 	// with another value must be rebuilt.
 	lexSchemaKey = "carrel:lexical-schema"
-	lexSchema    = "1"
+	lexSchema    = "2" // 2: no term positions, no English-analysed title
 )
 
 // Query weights, relative to a match in the chunk text. A section heading
@@ -104,25 +104,29 @@ func lexMapping() (mapping.IndexMapping, error) {
 		return nil, err
 	}
 
-	textField := func(analyzer string, positions bool) *mapping.FieldMapping {
+	// Only what queries read is indexed, as it is the largest cost of ingesting a
+	// PDF: no term positions (no query is a phrase, nothing is highlighted), and
+	// the title only in the code field (no query reads an analysed title; its
+	// words still match verbatim there, with the scores they had).
+	textField := func(analyzer string) *mapping.FieldMapping {
 		fm := bleve.NewTextFieldMapping()
 		fm.Analyzer = analyzer
 		fm.Store = false
 		fm.IncludeInAll = false
 		fm.DocValues = false
-		fm.IncludeTermVectors = positions // phrase queries need positions
+		fm.IncludeTermVectors = false
 		return fm
 	}
 	code := func() *mapping.FieldMapping {
-		fm := textField(codeAnalyzer, false)
+		fm := textField(codeAnalyzer)
 		fm.Name = fieldCode
 		return fm
 	}
 	doc := bleve.NewDocumentStaticMapping()
-	doc.AddFieldMappingsAt(fieldText, textField(en.AnalyzerName, true), code())
-	doc.AddFieldMappingsAt(fieldTitle, textField(en.AnalyzerName, false), code())
-	doc.AddFieldMappingsAt(fieldSection, textField(en.AnalyzerName, false), code())
-	doc.AddFieldMappingsAt(fieldDoc, textField(keyword.Name, false))
+	doc.AddFieldMappingsAt(fieldText, textField(en.AnalyzerName), code())
+	doc.AddFieldMappingsAt(fieldTitle, code())
+	doc.AddFieldMappingsAt(fieldSection, textField(en.AnalyzerName), code())
+	doc.AddFieldMappingsAt(fieldDoc, textField(keyword.Name))
 	im.DefaultMapping = doc
 	return im, nil
 }

@@ -85,12 +85,15 @@ func run(anchor, python, corpus string, workers int, verbose bool) error {
 	}
 	defer eng.Close()
 	start, cpu0 := time.Now(), cpuSeconds()
+	var lastDone time.Time // the tail after it is the final lexical write
 	results, err := eng.IngestFiles(context.Background(), files, workers, nil, func(i int, r engine.Result) {
+		lastDone = time.Now()
 		if verbose {
 			fmt.Fprintf(os.Stderr, "[%d/%d] %s: %s %s\n", i+1, len(files), filepath.Base(r.Path), r.Status, r.Error)
 		}
 	})
 	secs, cpu := time.Since(start).Seconds(), cpuSeconds()-cpu0
+	tail := time.Since(lastDone).Seconds()
 	if err != nil {
 		return fmt.Errorf("ingest: %w", err)
 	}
@@ -101,7 +104,7 @@ func run(anchor, python, corpus string, workers int, verbose bool) error {
 			failed++
 		}
 	}
-	fmt.Fprintf(os.Stderr, "carrel     files=%d no_text_or_failed=%d pages_stored=%d secs=%.2f cpu_secs=%.2f pages_per_cpu_s=%.1f workers=%d\n", len(files), failed, stored, secs, cpu, float64(stored)/cpu, workers)
+	fmt.Fprintf(os.Stderr, "carrel     files=%d no_text_or_failed=%d pages_stored=%d secs=%.2f cpu_secs=%.2f pages_per_cpu_s=%.1f tail_secs=%.2f workers=%d\n", len(files), failed, stored, secs, cpu, float64(stored)/cpu, tail, workers)
 
 	// The anchors, on the same files.
 	out, err := exec.Command(python, anchor, corpus).CombinedOutput()
