@@ -48,9 +48,12 @@ type App struct {
 
 	// base is the context start was given: the app's lifetime across library switches.
 	base context.Context
-	// gate is held shared by each browser call and exclusively while the library folder
-	// is switched (settings.go), so no call sees the engine half-replaced.
-	gate sync.RWMutex
+	// gate is entered by every exported method, so by every call of either bridge (Wails
+	// binds the methods; serveCall calls them), and held exclusively while the library
+	// folder is switched (settings.go), so no call sees the engine closing or
+	// half-replaced. Background work the switch waits for must not enter it: it uses the
+	// unexported forms (status, meter).
+	gate engine.Gate
 	// owned is an engine the app opened itself (after a switch), closed by stop; the
 	// engine given to New belongs to the caller.
 	owned *engine.Engine
@@ -98,7 +101,16 @@ func (a *App) start(ctx context.Context) {
 		if _, err := a.eng.EmbedPending(a.ctx); err != nil {
 			slog.Warn("embedding pending chunks", "err", err)
 		}
+		// Documents OCR'd before word boxes were kept are read again, once, so that
+		// their scanned pages can be highlighted (re-adding the same bytes is skipped).
+		if _, err := a.eng.RereadMissingWords(a.ctx, a.emitDocument); err != nil {
+			slog.Warn("re-reading scanned documents for their word boxes", "err", err)
+		}
 	}()
+}
+
+func (a *App) emitDocument(d library.Document) {
+	a.emit.Emit(EventLibraryChanged, a.toDocument(d))
 }
 
 // stop cancels running work, waits for it, and closes an engine the app opened itself.
@@ -146,7 +158,7 @@ func (a *App) ingestWorker() {
 			continue
 		}
 		res, err := a.eng.IngestFile(a.ctx, path, func(d library.Document) {
-			a.emit.Emit(EventLibraryChanged, toDocument(d))
+			a.emit.Emit(EventLibraryChanged, a.toDocument(d))
 		})
 		if err != nil {
 			slog.Error("ingest", "path", path, "err", err)
@@ -155,12 +167,17 @@ func (a *App) ingestWorker() {
 			a.emit.Emit(EventLibraryChanged, Document{ID: "path:" + path, Path: path, Title: path,
 				Status: library.StatusFailed, Error: res.Error})
 		}
-		a.emit.Emit(EventStatusChanged, a.Status())
+		a.emit.Emit(EventStatusChanged, a.status())
 	}
 }
 
 // Status reports what Carrel can do now (models, mode, counts).
 func (a *App) Status() engine.Status {
+	defer a.gate.Enter()()
+	return a.status()
+}
+
+func (a *App) status() engine.Status {
 	return a.eng.Status(a.ctx)
 }
 
@@ -177,6 +194,9 @@ type Document struct {
 	Error    string   `json:"error"`
 	Progress Progress `json:"progress"`
 	AddedAt  string   `json:"added_at"`
+	// OCRPages counts the pages whose text was read by OCR from scanned images (the
+	// library marks such documents); 0 until the document is ready.
+	OCRPages int `json:"ocr_pages"`
 }
 
 // Progress counts pages while extracting and chunks while embedding.
@@ -185,21 +205,26 @@ type Progress struct {
 	Total int `json:"total"`
 }
 
-func toDocument(d library.Document) Document {
-	return Document{ID: d.ID, Path: d.Path, Title: d.Title, Kind: d.Kind, Pages: d.Pages, Chunks: d.Chunks,
+func (a *App) toDocument(d library.Document) Document {
+	out := Document{ID: d.ID, Path: d.Path, Title: d.Title, Kind: d.Kind, Pages: d.Pages, Chunks: d.Chunks,
 		Bytes: d.Bytes, Status: d.Status, Error: d.Error, Progress: Progress{d.Done, d.Total},
 		AddedAt: d.AddedAt.Format("2006-01-02T15:04:05Z07:00")}
+	if d.Status == library.StatusReady {
+		out.OCRPages = a.eng.OCRPageCount(d.ID)
+	}
+	return out
 }
 
 // ListDocuments lists the library, newest first.
 func (a *App) ListDocuments() ([]Document, error) {
+	defer a.gate.Enter()()
 	docs, err := a.eng.Library().Documents(a.ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Document, len(docs))
 	for i, d := range docs {
-		out[i] = toDocument(d)
+		out[i] = a.toDocument(d)
 	}
 	return out, nil
 }
@@ -211,6 +236,11 @@ type Queued struct {
 
 // AddPaths queues files and folders for ingest; progress arrives as library:changed events.
 func (a *App) AddPaths(paths []string) (Queued, error) {
+	defer a.gate.Enter()()
+	return a.addPaths(paths)
+}
+
+func (a *App) addPaths(paths []string) (Queued, error) {
 	if a.ctx.Err() != nil {
 		// Between a library switch's halt and start (or after a failed switch).
 		return Queued{}, errors.New("no library is open right now: try again in a moment")
@@ -228,6 +258,7 @@ func (a *App) AddPaths(paths []string) (Queued, error) {
 
 // AddDialog lets the user pick files with the system's file dialog, then adds them.
 func (a *App) AddDialog() (Queued, error) {
+	defer a.gate.Enter()()
 	if a.openDialog == nil {
 		return Queued{}, errors.New("no file dialog here: use the file picker or drop files onto the window")
 	}
@@ -235,11 +266,12 @@ func (a *App) AddDialog() (Queued, error) {
 	if err != nil || len(paths) == 0 {
 		return Queued{}, err
 	}
-	return a.AddPaths(paths)
+	return a.addPaths(paths)
 }
 
 // RemoveDocument removes a document and everything derived from it.
 func (a *App) RemoveDocument(docID string) error {
+	defer a.gate.Enter()()
 	d, err := a.eng.Library().Document(a.ctx, docID)
 	if err != nil {
 		return err
@@ -247,14 +279,39 @@ func (a *App) RemoveDocument(docID string) error {
 	if err := a.eng.Remove(a.ctx, docID); err != nil {
 		return err
 	}
-	doc := toDocument(d)
+	doc := a.toDocument(d)
 	doc.Status = "removed"
 	a.emit.Emit(EventLibraryChanged, doc)
 	return nil
 }
 
+// RereadDocument reads a document again from its original file in the background (text,
+// OCR of scanned pages, passages, word boxes), with progress as library:changed events,
+// as when it was added. It refuses at once when the file is gone or changed.
+func (a *App) RereadDocument(docID string) error {
+	defer a.gate.Enter()()
+	if a.ctx.Err() != nil {
+		return errors.New("no library is open right now: try again in a moment")
+	}
+	if err := a.eng.CanReread(a.ctx, docID); err != nil {
+		return err
+	}
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		// A failure to read is recorded on the document, which says so; an error here is
+		// a broken library (or the file changed in the meantime).
+		if _, err := a.eng.Reread(a.ctx, docID, a.emitDocument); err != nil {
+			slog.Warn("re-read", "doc", docID, "err", err)
+		}
+		a.emit.Emit(EventStatusChanged, a.status())
+	}()
+	return nil
+}
+
 // Search runs a hybrid search.
 func (a *App) Search(query string, k int, docIDs []string) ([]engine.Hit, error) {
+	defer a.gate.Enter()()
 	return a.eng.Search(a.ctx, query, engine.SearchOptions{K: k, Mode: retrieve.Hybrid, DocIDs: docIDs})
 }
 
@@ -262,6 +319,7 @@ func (a *App) Search(query string, k int, docIDs []string) ([]engine.Hit, error)
 // the answer streams as answer:start, answer:token and then answer:done or answer:error
 // events (see sessions.go).
 func (a *App) Ask(question string, docIDs []string) (string, error) {
+	defer a.gate.Enter()()
 	return a.startAsk(question, engine.AskOptions{DocIDs: docIDs})
 }
 
@@ -274,6 +332,7 @@ func citations(ps []chat.Passage) []chat.Passage {
 
 // Cancel stops a running answer; the partial text arrives with answer:error.
 func (a *App) Cancel(askID string) error {
+	defer a.gate.Enter()()
 	a.mu.Lock()
 	cancel, ok := a.asks[askID]
 	a.mu.Unlock()

@@ -27,8 +27,7 @@ func (a *App) FilesHandler() http.Handler {
 			http.NotFound(w, r)
 			return
 		}
-		a.gate.RLock()
-		defer a.gate.RUnlock()
+		defer a.gate.Enter()()
 		path, err := a.eng.DocumentFile(r.Context(), id)
 		if err != nil {
 			code := http.StatusInternalServerError
@@ -161,11 +160,8 @@ var errorType = reflect.TypeFor[error]()
 // serveCall calls the App method named in the path with a JSON array of arguments.
 func (a *App) serveCall(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("method")
-	// Switching the library takes the gate itself, exclusively.
-	if name != "SetLibraryFolder" {
-		a.gate.RLock()
-		defer a.gate.RUnlock()
-	}
+	// The method enters the gate itself (SetLibraryFolder takes it exclusively), as it
+	// does when the desktop app calls it.
 	m := reflect.ValueOf(a).MethodByName(name)
 	if !m.IsValid() {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no method " + name})
@@ -212,8 +208,7 @@ func (a *App) serveUpload(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "expected a multipart upload: " + err.Error()})
 		return
 	}
-	a.gate.RLock()
-	defer a.gate.RUnlock()
+	defer a.gate.Enter()()
 	dir := a.eng.InboxDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
@@ -240,7 +235,7 @@ func (a *App) serveUpload(w http.ResponseWriter, r *http.Request) {
 		}
 		paths = append(paths, path)
 	}
-	q, err := a.AddPaths(paths)
+	q, err := a.addPaths(paths)
 	if err != nil {
 		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"error": err.Error()})
 		return

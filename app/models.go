@@ -36,6 +36,11 @@ type Models struct {
 
 // ListModels lists the installed models. An unreachable Ollama is described, not an error.
 func (a *App) ListModels() (Models, error) {
+	defer a.gate.Enter()()
+	return a.listModels()
+}
+
+func (a *App) listModels() (Models, error) {
 	o := a.eng.Ollama()
 	cfg := a.eng.Config()
 	out := Models{Host: o.Host(), Models: []llm.Model{}, Suggested: llm.Suggested,
@@ -56,15 +61,16 @@ func (a *App) ListModels() (Models, error) {
 
 // StartOllama starts the installed Ollama when it is not running, then lists the models.
 func (a *App) StartOllama() (Models, error) {
+	defer a.gate.Enter()()
 	o := a.eng.Ollama()
 	if !o.Status(a.ctx).Reachable {
 		if _, err := o.StartServer(a.ctx, llm.FindBinary(), 15*time.Second); err != nil {
 			return Models{}, err
 		}
 		a.eng.RefreshStatus()
-		a.emit.Emit(EventStatusChanged, a.Status())
+		a.emit.Emit(EventStatusChanged, a.status())
 	}
-	return a.ListModels()
+	return a.listModels()
 }
 
 // PullEvent is one model:pull event.
@@ -89,6 +95,7 @@ type pulls struct {
 // PullModel starts downloading a model into Ollama and returns its id at once; progress
 // arrives as model:pull events. insecure allows a registry over plain HTTP.
 func (a *App) PullModel(name string, insecure bool) (string, error) {
+	defer a.gate.Enter()()
 	name = strings.TrimSpace(name)
 	if name == "" || strings.ContainsAny(name, " \t\n") {
 		return "", errors.New("name a model to download, such as llama3.2:3b")
@@ -129,7 +136,7 @@ func (a *App) PullModel(name string, insecure bool) (string, error) {
 		}
 		a.eng.RefreshStatus()
 		a.emit.Emit(EventModelPull, end)
-		a.emit.Emit(EventStatusChanged, a.Status())
+		a.emit.Emit(EventStatusChanged, a.status())
 		if err == nil {
 			// The configured embedding model may just have arrived.
 			if _, err := a.eng.EmbedPending(a.ctx); err != nil {
@@ -142,6 +149,7 @@ func (a *App) PullModel(name string, insecure bool) (string, error) {
 
 // CancelPull stops a running download; its last model:pull event says "cancelled".
 func (a *App) CancelPull(pullID string) error {
+	defer a.gate.Enter()()
 	a.pulls.mu.Lock()
 	cancel, ok := a.pulls.m[pullID]
 	a.pulls.mu.Unlock()
@@ -156,14 +164,18 @@ func (a *App) CancelPull(pullID string) error {
 // library's config.json and returns the new status (also sent as status:changed). A new
 // embedding model re-embeds the library in the background.
 func (a *App) SetModels(chatModel, embedModel string) (engine.Status, error) {
+	defer a.gate.Enter()()
 	embedChanged, err := a.eng.SetModels(a.ctx, chatModel, embedModel)
 	if err != nil {
 		return engine.Status{}, err
 	}
-	st := a.Status()
+	st := a.status()
 	a.emit.Emit(EventStatusChanged, st)
 	if embedChanged {
+		// Tracked by wg, so that a library switch waits for it to stop.
+		a.wg.Add(1)
 		go func() {
+			defer a.wg.Done()
 			if _, err := a.eng.EmbedPending(a.ctx); err != nil {
 				slog.Warn("embedding with the new model", "err", err)
 			}

@@ -22,6 +22,7 @@ type PageWords struct {
 
 // PageWords returns the OCR word boxes of page (1-based) of a document.
 func (a *App) PageWords(docID string, page int) (PageWords, error) {
+	defer a.gate.Enter()()
 	if page < 1 {
 		return PageWords{}, fmt.Errorf("page %d: pages are numbered from 1", page)
 	}

@@ -56,7 +56,7 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 				a.emit.Emit(EventSessionChanged, s)
 			}
 			if ans.Usage.CostUSD > 0 {
-				if m, merr := a.Meter(); merr == nil {
+				if m, merr := a.meter(); merr == nil {
 					a.emit.Emit(EventMeterChanged, m)
 				}
 			}
@@ -92,27 +92,32 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 // a list (empty: the whole library) becomes its scope. overrideBudget answers with a cloud
 // model even past the budget cap.
 func (a *App) AskInSession(sessionID, question string, docIDs []string, overrideBudget bool) (string, error) {
+	defer a.gate.Enter()()
 	return a.startAsk(question, engine.AskOptions{SessionID: sessionID, DocIDs: docIDs, OverrideBudget: overrideBudget})
 }
 
 // AskFresh asks again in a study session without the answer cache (sessionID "" starts
 // a new one): the model answers, and its answer replaces the cached one. Events as for Ask.
 func (a *App) AskFresh(sessionID, question string, docIDs []string, overrideBudget bool) (string, error) {
+	defer a.gate.Enter()()
 	return a.startAsk(question, engine.AskOptions{SessionID: sessionID, DocIDs: docIDs, OverrideBudget: overrideBudget, Fresh: true})
 }
 
 // ListSessions lists the study sessions, most recently used first.
 func (a *App) ListSessions() ([]library.Session, error) {
+	defer a.gate.Enter()()
 	return a.eng.Sessions(a.ctx)
 }
 
 // GetSession returns a session with every exchange and its citations, to resume it.
 func (a *App) GetSession(sessionID string) (engine.SessionDetail, error) {
+	defer a.gate.Enter()()
 	return a.eng.Session(a.ctx, sessionID)
 }
 
 // RenameSession renames a session.
 func (a *App) RenameSession(sessionID, title string) error {
+	defer a.gate.Enter()()
 	if err := a.eng.RenameSession(a.ctx, sessionID, title); err != nil {
 		return err
 	}
@@ -124,6 +129,7 @@ func (a *App) RenameSession(sessionID, title string) error {
 
 // DeleteSession deletes a session and its history (its spending stays in the total).
 func (a *App) DeleteSession(sessionID string) error {
+	defer a.gate.Enter()()
 	if err := a.eng.DeleteSession(a.ctx, sessionID); err != nil {
 		return err
 	}
@@ -133,6 +139,7 @@ func (a *App) DeleteSession(sessionID string) error {
 
 // ExportSession returns a session as Markdown with numbered references.
 func (a *App) ExportSession(sessionID string) (string, error) {
+	defer a.gate.Enter()()
 	return a.eng.ExportSession(a.ctx, sessionID)
 }
 
@@ -141,6 +148,11 @@ type Meter = engine.Meter
 
 // Meter returns the money spent in total and the budget.
 func (a *App) Meter() (Meter, error) {
+	defer a.gate.Enter()()
+	return a.meter()
+}
+
+func (a *App) meter() (Meter, error) {
 	return a.eng.Meter(a.ctx)
 }
 
@@ -148,17 +160,19 @@ func (a *App) Meter() (Meter, error) {
 // (built-in, dated, and overrides), keep-alive, and where each provider's key comes from
 // (never the key itself).
 func (a *App) CloudSettings() engine.CloudSettings {
+	defer a.gate.Enter()()
 	return a.eng.CloudSettings()
 }
 
 // SetCloudSettings saves new answering settings (in the library's config.json; keys are
 // set apart with SetAPIKey) and returns them as now in force.
 func (a *App) SetCloudSettings(s engine.CloudSettings) (engine.CloudSettings, error) {
+	defer a.gate.Enter()()
 	if err := a.eng.SetCloudSettings(s); err != nil {
 		return engine.CloudSettings{}, err
 	}
-	a.emit.Emit(EventStatusChanged, a.Status())
-	if m, err := a.Meter(); err == nil {
+	a.emit.Emit(EventStatusChanged, a.status())
+	if m, err := a.meter(); err == nil {
 		a.emit.Emit(EventMeterChanged, m)
 	}
 	return a.eng.CloudSettings(), nil
@@ -168,26 +182,29 @@ func (a *App) SetCloudSettings(s engine.CloudSettings) (engine.CloudSettings, er
 // Where the machine has no keyring service the error says which environment variable to
 // set instead.
 func (a *App) SetAPIKey(provider, key string) (engine.CloudSettings, error) {
+	defer a.gate.Enter()()
 	if err := llm.SetAPIKey(provider, key); err != nil {
 		return engine.CloudSettings{}, err
 	}
 	a.eng.RefreshStatus()
-	a.emit.Emit(EventStatusChanged, a.Status())
+	a.emit.Emit(EventStatusChanged, a.status())
 	return a.eng.CloudSettings(), nil
 }
 
 // DeleteAPIKey removes a provider's API key from the OS keyring.
 func (a *App) DeleteAPIKey(provider string) (engine.CloudSettings, error) {
+	defer a.gate.Enter()()
 	if err := llm.DeleteAPIKey(provider); err != nil {
 		return engine.CloudSettings{}, err
 	}
 	a.eng.RefreshStatus()
-	a.emit.Emit(EventStatusChanged, a.Status())
+	a.emit.Emit(EventStatusChanged, a.status())
 	return a.eng.CloudSettings(), nil
 }
 
 // Stats sums every answer's metrics (questions, cache hits, latency, tokens, cost), in
 // total and per day, for the stats view.
 func (a *App) Stats() (library.Stats, error) {
+	defer a.gate.Enter()()
 	return a.eng.Stats(a.ctx)
 }

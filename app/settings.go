@@ -92,6 +92,11 @@ func (a *App) chunkingPath() string {
 // ChunkSettings returns the chunk sizes per document type, as read from the library's
 // chunking.json over the defaults.
 func (a *App) ChunkSettings() ChunkSettings {
+	defer a.gate.Enter()()
+	return a.chunkSettings()
+}
+
+func (a *App) chunkSettings() ChunkSettings {
 	fields := chunkFields()
 	out := ChunkSettings{DocTypes: slices.Clone(ingest.DocTypes), Fields: fields,
 		Profiles: map[string]map[string]float64{}, Defaults: map[string]map[string]float64{}}
@@ -112,6 +117,7 @@ func (a *App) ChunkSettings() ChunkSettings {
 // as now in force. They apply to documents added afterwards. A bad value is an error
 // naming it as "type.field: what is wrong", one per line.
 func (a *App) SetChunkSettings(profiles map[string]map[string]float64) (ChunkSettings, error) {
+	defer a.gate.Enter()()
 	fields := chunkFields()
 	def := chunk.DefaultProfiles()
 	if err := validateChunking(profiles, fields); err != nil {
@@ -144,7 +150,7 @@ func (a *App) SetChunkSettings(profiles map[string]map[string]float64) (ChunkSet
 		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return ChunkSettings{}, fmt.Errorf("reset chunk sizes: %w", err)
 		}
-		return a.ChunkSettings(), nil
+		return a.chunkSettings(), nil
 	}
 	b, _ := json.MarshalIndent(file, "", "  ")
 	tmp := path + ".tmp"
@@ -155,7 +161,7 @@ func (a *App) SetChunkSettings(profiles map[string]map[string]float64) (ChunkSet
 		os.Remove(tmp)
 		return ChunkSettings{}, fmt.Errorf("save chunk sizes: %w", err)
 	}
-	return a.ChunkSettings(), nil
+	return a.chunkSettings(), nil
 }
 
 // Rechunked says how many documents RechunkLibrary cut again.
@@ -167,16 +173,17 @@ type Rechunked struct {
 // the text already extracted (files are not read again), and embeds the new passages in
 // the background. Each document is sent again as library:changed.
 func (a *App) RechunkLibrary() (Rechunked, error) {
+	defer a.gate.Enter()()
 	ids, err := a.eng.Rechunk(a.ctx)
 	if err != nil {
 		return Rechunked{}, fmt.Errorf("re-chunk the library: %w", err)
 	}
 	for _, id := range ids {
 		if d, err := a.eng.Library().Document(a.ctx, id); err == nil {
-			a.emit.Emit(EventLibraryChanged, toDocument(d))
+			a.emit.Emit(EventLibraryChanged, a.toDocument(d))
 		}
 	}
-	a.emit.Emit(EventStatusChanged, a.Status())
+	a.emit.Emit(EventStatusChanged, a.status())
 	if len(ids) > 0 {
 		a.wg.Add(1)
 		go func() {
@@ -264,6 +271,11 @@ type LibraryFolder struct {
 
 // LibraryFolderInfo describes the library folder in use.
 func (a *App) LibraryFolderInfo() LibraryFolder {
+	defer a.gate.Enter()()
+	return a.libraryFolderInfo()
+}
+
+func (a *App) libraryFolderInfo() LibraryFolder {
 	dir := a.eng.Config().Dir
 	out := LibraryFolder{Dir: dir, Standard: engine.StandardDir(), CanChoose: a.dirDialog != nil}
 	if r := engine.RememberedDir(); r != "" && samePath(r, dir) {
@@ -278,6 +290,7 @@ func (a *App) LibraryFolderInfo() LibraryFolder {
 // ChooseLibraryFolder shows the system's folder dialog and returns the chosen folder, or
 // "" when the user cancelled. It changes nothing: SetLibraryFolder does.
 func (a *App) ChooseLibraryFolder() (string, error) {
+	defer a.gate.Enter()()
 	if a.dirDialog == nil {
 		return "", errors.New("no folder dialog here: type the folder's path")
 	}
@@ -293,29 +306,44 @@ func (a *App) ChooseLibraryFolder() (string, error) {
 // new empty library is started there when dir is empty or does not exist; this library
 // stays where it is. Running answers, ingests and downloads are stopped.
 func (a *App) SetLibraryFolder(dir string, move bool) (LibraryFolder, error) {
+	if err := a.switchLibrary(dir, move); err != nil {
+		return LibraryFolder{}, err
+	}
+	defer a.gate.Enter()()
+	info := a.libraryFolderInfo()
+	a.emit.Emit(EventLibrarySwitched, info)
+	a.emit.Emit(EventStatusChanged, a.status())
+	return info, nil
+}
+
+// switchLibrary does SetLibraryFolder's work holding the gate exclusively: no call is
+// inside while one engine is closed and the next opened.
+func (a *App) switchLibrary(dir string, move bool) error {
+	done := a.gate.Switch()
+	defer done()
 	dir, err := cleanDir(dir)
 	if err != nil {
-		return LibraryFolder{}, err
+		return err
 	}
 	cur := a.eng.Config()
 	if samePath(dir, cur.Dir) {
-		return LibraryFolder{}, fmt.Errorf("%s is already the library folder", dir)
+		return fmt.Errorf("%s is already the library folder", dir)
 	}
 	isLib, empty, err := inspectDir(dir)
 	if err != nil {
-		return LibraryFolder{}, err
+		return err
 	}
 	if move && !empty {
-		return LibraryFolder{}, fmt.Errorf("%s is not empty: move the library into an empty or new folder", dir)
+		return fmt.Errorf("%s is not empty: move the library into an empty or new folder", dir)
 	}
 	if move && (within(dir, cur.Dir) || within(cur.Dir, dir)) {
-		return LibraryFolder{}, fmt.Errorf("cannot move the library into itself or into a folder that contains it (%s)", dir)
+		return fmt.Errorf("cannot move the library into itself or into a folder that contains it (%s)", dir)
 	}
 	if !move && !isLib && !empty {
-		return LibraryFolder{}, fmt.Errorf("%s is not a Carrel library (it has no %s) and is not empty: choose a library folder, or an empty folder to start a new library in", dir, library.DBName)
+		return fmt.Errorf("%s is not a Carrel library (it has no %s) and is not empty: choose a library folder, or an empty folder to start a new library in", dir, library.DBName)
 	}
 	if err := checkWritable(dir); err != nil {
-		return LibraryFolder{}, err
+		return err
 	}
 
 	// The next library's settings: a moved library or a new one keeps the current ones
@@ -325,20 +353,18 @@ func (a *App) SetLibraryFolder(dir string, move bool) (LibraryFolder, error) {
 	next.Dir = dir
 	if isLib {
 		if next, err = engine.LoadConfig(dir); err != nil {
-			return LibraryFolder{}, err
+			return err
 		}
 		if next.OllamaHost == "" {
 			next.OllamaHost = cur.OllamaHost
 		}
 	}
 
-	a.gate.Lock()
-	defer a.gate.Unlock()
 	var neng *engine.Engine
 	if !move {
 		// Open first: if it fails, the current library stays open and nothing changed.
 		if neng, err = engine.Open(next); err != nil {
-			return LibraryFolder{}, fmt.Errorf("open the library in %s: %w", dir, err)
+			return fmt.Errorf("open the library in %s: %w", dir, err)
 		}
 	}
 	a.halt()
@@ -349,7 +375,7 @@ func (a *App) SetLibraryFolder(dir string, move bool) (LibraryFolder, error) {
 	if move {
 		if err := moveDir(cur.Dir, dir); err != nil {
 			a.reopen(old.Config(), err)
-			return LibraryFolder{}, fmt.Errorf("move the library to %s: %w", dir, err)
+			return fmt.Errorf("move the library to %s: %w", dir, err)
 		}
 		if neng, err = engine.Open(next); err != nil {
 			// Put it back where it was rather than leave the app without a library.
@@ -357,7 +383,7 @@ func (a *App) SetLibraryFolder(dir string, move bool) (LibraryFolder, error) {
 				err = errors.Join(err, fmt.Errorf("and moving it back failed: %w", berr))
 			}
 			a.reopen(old.Config(), err)
-			return LibraryFolder{}, fmt.Errorf("open the moved library in %s: %w", dir, err)
+			return fmt.Errorf("open the moved library in %s: %w", dir, err)
 		}
 		// Files uploaded into the library's inbox moved with it.
 		if _, err := neng.Library().Relocate(a.base, cur.Dir, dir); err != nil {
@@ -374,10 +400,7 @@ func (a *App) SetLibraryFolder(dir string, move bool) (LibraryFolder, error) {
 	if err := engine.RememberDir(remember); err != nil {
 		slog.Warn("remembering the library folder", "err", err)
 	}
-	info := a.LibraryFolderInfo()
-	a.emit.Emit(EventLibrarySwitched, info)
-	a.emit.Emit(EventStatusChanged, a.Status())
-	return info, nil
+	return nil
 }
 
 // reopen opens the library that was closed for a switch that failed, so the app goes on

@@ -40,6 +40,7 @@ type watchRun struct {
 // changed or deleted later are ingested or removed. The choice is kept in the library
 // folder and resumed at the next start.
 func (a *App) WatchFolder(dir string) (WatchedFolder, error) {
+	defer a.gate.Enter()()
 	abs, err := a.eng.SetWatched(dir, true)
 	if err != nil {
 		return WatchedFolder{}, err
@@ -50,6 +51,7 @@ func (a *App) WatchFolder(dir string) (WatchedFolder, error) {
 
 // UnwatchFolder stops watching a folder. Its documents stay in the library.
 func (a *App) UnwatchFolder(dir string) error {
+	defer a.gate.Enter()()
 	abs, err := a.eng.SetWatched(dir, false)
 	if err != nil {
 		return err
@@ -65,6 +67,7 @@ func (a *App) UnwatchFolder(dir string) error {
 
 // ListWatched lists the watched folders and whether each is being watched.
 func (a *App) ListWatched() ([]WatchedFolder, error) {
+	defer a.gate.Enter()()
 	dirs, err := a.eng.WatchedFolders()
 	if err != nil {
 		return nil, err
@@ -114,13 +117,13 @@ func (a *App) startWatch(dir string) {
 		defer a.watches.wg.Done()
 		defer cancel()
 		err := a.eng.Watch(ctx, dir, engine.WatchOptions{
-			Progress: func(d library.Document) { a.emit.Emit(EventLibraryChanged, toDocument(d)) },
+			Progress: func(d library.Document) { a.emit.Emit(EventLibraryChanged, a.toDocument(d)) },
 			Synced: func(s engine.WatchSync) {
 				for _, id := range s.RemovedIDs {
 					a.emit.Emit(EventLibraryChanged, Document{ID: id, Status: "removed"})
 				}
 				a.emit.Emit(EventWatchSynced, s)
-				a.emit.Emit(EventStatusChanged, a.Status())
+				a.emit.Emit(EventStatusChanged, a.status())
 			},
 		})
 		a.watches.mu.Lock()

@@ -178,3 +178,21 @@ func unpackWords(b []byte) ([]Word, error) {
 	}
 	return words, nil
 }
+
+// WordPages returns the 1-based pages of a document that have word boxes.
+func (l *Library) WordPages(ctx context.Context, docID string) ([]int, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT number FROM page_words WHERE doc_id=? ORDER BY number`, docID)
+	if err != nil {
+		return nil, fmt.Errorf("pages with word boxes of %s: %w", docID, err)
+	}
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var n int
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("pages with word boxes of %s: %w", docID, err)
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}

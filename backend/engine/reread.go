@@ -1,0 +1,158 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/carrel-app/carrel/backend/ingest"
+	"github.com/carrel-app/carrel/backend/library"
+)
+
+// Reread reads a document again from its original file, as if it were added for the
+// first time: text (OCR included), passages, word boxes and vectors are all replaced
+// together, so they stay consistent with each other. Adding the same bytes again is
+// skipped, so this is how a document ingested by an older Carrel gains what a newer one
+// keeps (the word boxes of its OCR'd pages, say).
+//
+// It refuses, leaving the document as it is, when the file is gone or its bytes changed
+// (that is a new document: add it again), and when the document has OCR'd pages but OCR
+// cannot run now (reading it again would lose their text).
+func (e *Engine) Reread(ctx context.Context, docID string, progress ProgressFunc) (Result, error) {
+	d, err := e.checkReread(ctx, docID)
+	if err != nil {
+		return Result{}, err
+	}
+	if !e.claim(docID) {
+		return Result{}, fmt.Errorf("re-read %s: it is being added right now", d.Title)
+	}
+	// Not ready, so that the ingest below does not skip the same bytes.
+	err = e.lib.SetStatus(ctx, docID, library.StatusQueued, "", 0, 0)
+	e.release(docID)
+	if err != nil {
+		return Result{}, fmt.Errorf("re-read %s: %w", d.Title, err)
+	}
+	res, err := e.IngestFile(ctx, d.Path, progress)
+	if err == nil && res.Status == Skipped {
+		// Another ingest of the same bytes claimed it in between and will finish it.
+		return res, nil
+	}
+	return res, err
+}
+
+// CanReread says why [Engine.Reread] would refuse to read a document again, or nil.
+func (e *Engine) CanReread(ctx context.Context, docID string) error {
+	_, err := e.checkReread(ctx, docID)
+	return err
+}
+
+func (e *Engine) checkReread(ctx context.Context, docID string) (library.Document, error) {
+	d, err := e.lib.Document(ctx, docID)
+	if err != nil {
+		return d, fmt.Errorf("re-read: %w", err)
+	}
+	id, _, err := hashFile(d.Path)
+	if err != nil {
+		return d, fmt.Errorf("re-read %s: its file cannot be read (%v): add it again from where it is now", d.Title, err)
+	}
+	if id != docID {
+		return d, fmt.Errorf("re-read %s: %s has changed since it was added: add it again to read the new version", d.Title, d.Path)
+	}
+	if info, err := e.DocumentInfo(docID); err == nil && len(info.OCRPages) > 0 && !ingest.OCRAvailable() {
+		return d, fmt.Errorf("re-read %s: its scanned pages need OCR, which cannot run here: install tesseract-ocr (and unset CARREL_OCR=off)", d.Title)
+	}
+	return d, nil
+}
+
+// OCRPageCount is how many pages of a document were read by OCR (0 when none, or when
+// its info cannot be read).
+func (e *Engine) OCRPageCount(docID string) int {
+	info, err := e.DocumentInfo(docID)
+	if err != nil {
+		return 0
+	}
+	return len(info.OCRPages)
+}
+
+// rereadFile lists the documents [Engine.RereadMissingWords] has re-read, so that one
+// whose pages give no word boxes however often it is read is not read at every start.
+const rereadFile = "reread.json"
+
+// MissingWords lists the ready documents with OCR'd pages but no word boxes stored for
+// any of them: OCR'd before boxes were kept, so the viewer cannot highlight on their
+// scanned pages.
+func (e *Engine) MissingWords(ctx context.Context) ([]library.Document, error) {
+	docs, err := e.lib.Documents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []library.Document
+	for _, d := range docs {
+		if d.Status != library.StatusReady || e.OCRPageCount(d.ID) == 0 {
+			continue
+		}
+		pages, err := e.lib.WordPages(ctx, d.ID)
+		if err != nil {
+			return nil, err
+		}
+		if len(pages) == 0 {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// RereadMissingWords re-reads, once each, the documents [Engine.MissingWords] lists,
+// when OCR can run. It returns the ids it re-read; a document that fails is logged by
+// the caller through the returned error and left as it was.
+func (e *Engine) RereadMissingWords(ctx context.Context, progress ProgressFunc) ([]string, error) {
+	if !ingest.OCRAvailable() {
+		return nil, nil
+	}
+	docs, err := e.MissingWords(ctx)
+	if err != nil || len(docs) == 0 {
+		return nil, err
+	}
+	done := e.rereadDone()
+	var ids []string
+	var errs []error
+	for _, d := range docs {
+		if ctx.Err() != nil || slices.Contains(done, d.ID) {
+			continue
+		}
+		done = append(done, d.ID)
+		if err := e.saveRereadDone(done); err != nil {
+			return ids, err
+		}
+		if _, err := e.Reread(ctx, d.ID, progress); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		ids = append(ids, d.ID)
+	}
+	return ids, errors.Join(errs...)
+}
+
+func (e *Engine) rereadDone() []string {
+	var ids []string
+	if b, err := os.ReadFile(filepath.Join(e.cfg.Dir, rereadFile)); err == nil {
+		json.Unmarshal(b, &ids)
+	}
+	return ids
+}
+
+func (e *Engine) saveRereadDone(ids []string) error {
+	b, _ := json.Marshal(ids)
+	p := filepath.Join(e.cfg.Dir, rereadFile)
+	if err := os.WriteFile(p+".tmp", b, 0o644); err != nil {
+		return fmt.Errorf("record re-read documents: %w", err)
+	}
+	if err := os.Rename(p+".tmp", p); err != nil {
+		return fmt.Errorf("record re-read documents: %w", err)
+	}
+	return nil
+}
