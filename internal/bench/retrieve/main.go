@@ -67,6 +67,10 @@ const (
 	minVectorScore = 0.5
 )
 
+// chunkers are the backend packages (with their subpackages) whose code decides the
+// ingested corpus's chunks: extraction, chunking, the engine's ingest flow, storage.
+var chunkers = []string{"ingest", "chunk", "engine", "library"}
+
 func main() {
 	corpus := flag.String("corpus", "", "folder of PDFs (default: pdfcpu's pkg/testdata via go list)")
 	cache := flag.String("cache", filepath.Join(os.TempDir(), "carrel-bench-retrieve"), "where built libraries are kept between runs")
@@ -321,8 +325,8 @@ func rssMB() int {
 }
 
 // sourceKey hashes what decides the ingested corpus's chunks: the corpus files (names,
-// sizes, times) and the Go sources of the backend that reads and cuts them. Hashing all
-// of backend/ re-ingests a little more often than needed (a minute), never too rarely.
+// sizes, times) and the Go sources of the backend packages that read, cut and store them
+// (chunkers below). Any change there re-ingests (a minute); search-side packages do not.
 func sourceKey(corpus string) (string, error) {
 	h := sha256.New()
 	err := filepath.WalkDir(corpus, func(p string, d fs.DirEntry, err error) error {
@@ -344,20 +348,22 @@ func sourceKey(corpus string) (string, error) {
 		return "", fmt.Errorf("find the module (go env GOMOD): %w", err)
 	}
 	backend := filepath.Join(filepath.Dir(strings.TrimSpace(string(gomod))), "backend")
-	err = filepath.WalkDir(backend, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return err
-		}
-		b, err := os.ReadFile(p)
+	for _, pkg := range chunkers {
+		err = filepath.WalkDir(filepath.Join(backend, pkg), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "%s %d\n", p, len(b))
+			h.Write(b)
+			return nil
+		})
 		if err != nil {
-			return err
+			return "", fmt.Errorf("hash the backend sources in %s: %w", backend, err)
 		}
-		fmt.Fprintf(h, "%s %d\n", p, len(b))
-		h.Write(b)
-		return nil
-	})
-	if err != nil {
-		return "", fmt.Errorf("hash the backend sources in %s: %w", backend, err)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:12], nil
 }
