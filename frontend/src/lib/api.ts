@@ -24,6 +24,7 @@ interface WailsApp {
   UnwatchFolder(dir: string): Promise<unknown>;
   ListWatched(): Promise<unknown>;
   RemoveDocument(docID: string): Promise<unknown>;
+  RereadDocument?(docID: string): Promise<unknown>;
   Search(query: string, k: number, docIDs: string[]): Promise<unknown>;
   Ask(question: string, docIDs: string[]): Promise<unknown>;
   Cancel(askID: string): Promise<unknown>;
@@ -179,6 +180,11 @@ export async function listWatched(): Promise<WatchedFolder[]> {
 
 export async function removeDocument(docID: string): Promise<void> {
   await call('RemoveDocument', docID);
+}
+
+/** Reads a document again from its file (OCR included); progress comes as library:changed. */
+export async function rereadDocument(docID: string): Promise<void> {
+  await call('RereadDocument', docID);
 }
 
 /** Where the words of a scanned (OCR'd) page are; no words on pages with a text layer. */

@@ -108,7 +108,7 @@ describe('normalising backend values', () => {
 
 describe('viewDocuments', () => {
   const d = (id: string, title: string, status: Document['status'], added_at: string, path = `/x/${id}.pdf`): Document => ({
-    id, path, title, kind: 'pdf', pages: 1, chunks: 1, bytes: 1, status, error: '', progress: { done: 0, total: 0 }, added_at,
+    id, path, title, kind: 'pdf', pages: 1, chunks: 1, bytes: 1, status, error: '', progress: { done: 0, total: 0 }, added_at, ocr_pages: 0,
   });
   const docs = [
     d('c', 'Chapter 10', 'ready', '2026-01-03'),
@@ -125,5 +125,16 @@ describe('viewDocuments', () => {
     expect(viewDocuments(docs, 'chapter 10', 'added').map((x) => x.id)).toEqual(['c']);
     expect(viewDocuments(docs, 'walden', 'added').map((x) => x.id)).toEqual(['a']);
     expect(viewDocuments(docs, 'nothing', 'added')).toEqual([]);
+  });
+});
+
+describe('OCR marker', () => {
+  it('marks a document with pages read by OCR, and no other', async () => {
+    const { ocrMarker } = await import('./library');
+    expect(ocrMarker(parseDocument({ id: 'a', pages: 4, ocr_pages: 4 }))).toEqual({ label: 'OCR', title: 'Scanned: every page was read by OCR' });
+    expect(ocrMarker(parseDocument({ id: 'b', pages: 10, ocr_pages: 1 })).title).toBe('1 scanned page was read by OCR');
+    expect(ocrMarker(parseDocument({ id: 'c', pages: 10, ocr_pages: 3 })).title).toBe('3 scanned pages were read by OCR');
+    expect(ocrMarker(parseDocument({ id: 'd', pages: 10 })).label).toBe('');
+    expect(parseDocument({ id: 'e', ocr_pages: 'x' }).ocr_pages).toBe(0);
   });
 });

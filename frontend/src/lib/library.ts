@@ -118,3 +118,14 @@ export function viewDocuments(docs: Document[], query: string, sort: LibrarySort
   else if (sort === 'status') out.sort((a, b) => STATUS_RANK[a.status] - STATUS_RANK[b.status] || byTitle(a, b));
   return out;
 }
+
+/** The OCR marker of a library entry: '' for a document with no page read by OCR. */
+export function ocrMarker(d: Pick<Document, 'ocr_pages' | 'pages'>): { label: string; title: string } {
+  const n = d.ocr_pages;
+  if (!n) return { label: '', title: '' };
+  const all = d.pages > 0 && n >= d.pages;
+  return {
+    label: 'OCR',
+    title: all ? `Scanned: every page was read by OCR` : `${n} scanned page${n === 1 ? ' was' : 's were'} read by OCR`,
+  };
+}

@@ -94,6 +94,7 @@ export function documentEvent(v: unknown): DocumentEvent {
     error: str(o.error),
     progress: { done: num(p.done), total: num(p.total) },
     added_at: str(o.added_at),
+    ocr_pages: num(o.ocr_pages),
   };
 }
 

@@ -29,6 +29,8 @@ export type Document = {
   error: string;
   progress: { done: number; total: number };
   added_at: string;
+  /** Pages whose text was read by OCR from scanned images (0 for none, or not ready yet). */
+  ocr_pages: number;
 };
 
 /** `library:changed` carries a Document; a removed one has `status: "removed"`. */

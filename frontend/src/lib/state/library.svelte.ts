@@ -85,6 +85,16 @@ export class LibraryState {
     }
   };
 
+  /** Reads a document again from its file: a newer Carrel keeps more (OCR word boxes). */
+  reread = async (doc: Document): Promise<void> => {
+    try {
+      await api.rereadDocument(doc.id);
+      this.toasts.show(`Reading ${doc.title || 'the document'} again…`);
+    } catch (e) {
+      this.toasts.error(e, 'Could not read it again');
+    }
+  };
+
   /** `exact`: each item asked is one file (uploads), so a shortfall means duplicates. */
   #added(r: AddResult, asked: number, exact: boolean) {
     if (r.queued === 0 && asked > 0) this.toasts.show(asked === 1 ? 'Already in your library.' : 'Already in your library, or nothing to add.');
