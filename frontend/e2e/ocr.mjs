@@ -24,7 +24,7 @@ const H = 792;
 const DPI = 150;
 
 /** Renders each page's text to a JPEG in the browser (canvas), as a scanner would give it. */
-async function renderScans(page) {
+export async function renderScans(page) {
   return page.evaluate(
     ({ pages, w, h }) =>
       pages.map((text) => {
@@ -58,7 +58,7 @@ async function renderScans(page) {
  * A PDF whose pages are only the JPEGs (DCTDecode), no text: page 1 upright, page 2 stored
  * turned (media box W×H swapped) with /Rotate 90, drawn so that it shows upright.
  */
-function scannedPdf(jpegs) {
+export function scannedPdf(jpegs) {
   const parts = [];
   const offsets = [];
   let size = 0;

@@ -2,7 +2,7 @@
 //
 //   CARREL_BIN   the carrel binary (default ../build/bin/carrel, relative to frontend/)
 //   CHROMIUM     the browser (default /usr/bin/chromium)
-//   E2E_ONLY     run only the named flow (full | no-model | pull | security | feel | sessions | ocr)
+//   E2E_ONLY     run only the named flow (full | no-model | pull | security | feel | sessions | ocr | reread)
 //
 // Screenshots go to frontend/test-results/. Ends with "N passed, N failed".
 
@@ -13,6 +13,7 @@ import { assert, carrelBin, cleanup, closedPort, frontendDir, repoDir, tempDir, 
 import { citeStepFlow, scopeFlow, statsCacheFlow, feelFlow, fullFlow, noModelFlow, pullFlow, securityFlow, sessionsFlow, settingsFlow, startOllamaFlow, statsFlow } from './flows.mjs';
 import { badInputFlow } from './bad-input.mjs';
 import { ocrFlow } from './ocr.mjs';
+import { rereadFlow } from './reread.mjs';
 import { cacheFlow } from './cache.mjs';
 
 const QUESTION = 'What happens on a delicious evening by the pond, when the bullfrogs trump?';
@@ -139,6 +140,19 @@ const tests = [
       const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
       try {
         return await ctx.inBrowser((page) => ocrFlow({ page, url: carrel.url }), carrel);
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'reread',
+    title: 'the library marks an OCR\'d document; Re-read reads it again (OCR, word boxes) and refuses a changed file',
+    async run(ctx) {
+      const port = await closedPort();
+      const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
+      try {
+        return await ctx.inBrowser((page) => rereadFlow({ page, url: carrel.url }), carrel);
       } finally {
         await carrel.stop();
       }
