@@ -110,7 +110,6 @@ func Dedupe(hits []Hit) []Hit {
 	type keptHit struct {
 		sk   *sketch
 		text string
-		sh   []uint64 // its shingles, once an exact comparison needed them
 	}
 	ids := make(map[string]bool, len(hits))
 	kept := make([]keptHit, 0, len(hits))
@@ -124,20 +123,12 @@ func Dedupe(hits []Hit) []Hit {
 			continue
 		}
 		sk := sketches.get(h.Chunk.ID, h.Chunk.Text)
-		var sh []uint64
 		dup := false
-		for i := range kept {
-			k := &kept[i]
+		for _, k := range kept {
 			if !sk.mayBeNear(k.sk) {
 				continue
 			}
-			if sh == nil {
-				sh = shingles(h.Chunk.Text)
-			}
-			if k.sh == nil {
-				k.sh = shingles(k.text)
-			}
-			if jaccard(sh, k.sh) >= NearDuplicate {
+			if jaccard(sk.shingles(h.Chunk.Text), k.sk.shingles(k.text)) >= NearDuplicate {
 				dup = true
 				break
 			}
@@ -146,7 +137,7 @@ func Dedupe(hits []Hit) []Hit {
 			continue
 		}
 		ids[id] = true
-		kept = append(kept, keptHit{sk: sk, text: h.Chunk.Text, sh: sh})
+		kept = append(kept, keptHit{sk: sk, text: h.Chunk.Text})
 		out = append(out, h)
 	}
 	return out
@@ -163,6 +154,16 @@ type sketch struct {
 	min  [sketchK]uint64
 	n    int // filled entries (fewer than sketchK for a short text)
 	size int // the text's length, to catch an ID reused for another text
+
+	once sync.Once
+	full []uint64 // all the text's shingles, once an exact comparison needed them
+}
+
+// shingles returns the full set of text (the sketch's own), computed once: a passage that
+// has a near-duplicate in the library meets it again in later searches.
+func (s *sketch) shingles(text string) []uint64 {
+	s.once.Do(func() { s.full = shingles(text) })
+	return s.full
 }
 
 // minShared is how many of the union's sketchK smallest hashes two passages must share
@@ -218,12 +219,12 @@ func sketchOf(text string) *sketch {
 // sketches caches passages' sketches by ID (a hash of the text, so an ID always has the
 // same sketch): hashing a search's twenty passages was a fifth of a small library's query,
 // and the same passages come back search after search.
-var sketches = sketchCache{max: 16384}
+var sketches = sketchCache{max: 8192}
 
 type sketchCache struct {
 	mu  sync.Mutex
 	m   map[string]*sketch
-	max int // entries (~150 bytes each) before the cache starts over
+	max int // entries (~150 bytes each, ~1.5 KB with a full set) before the cache starts over
 }
 
 // get returns the sketch of text, from the cache when id is known.
