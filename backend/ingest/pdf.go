@@ -2,7 +2,9 @@ package ingest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
 
 // structure is what pdfcpu tells about a PDF.
@@ -37,8 +40,13 @@ func pdfcpuConfig(password string) *model.Configuration {
 	return conf
 }
 
-// readStructure reads and validates data with pdfcpu. A failure to read is
-// returned; a failure to validate a readable file is only a warning.
+// readStructure reads data with pdfcpu; a failure to read is returned.
+//
+// pdfcpu's validation is not run. Even relaxed, it walked every annotation and
+// structure element (decoding the object streams that hold them, which the text
+// never needs): a seventh of the CPU of ingesting the pdfcpu corpus, for a
+// warning that the text was read anyway. What ingest needs of a sound
+// structure, a page tree that can be counted, is still an error when missing.
 func readStructure(c context.Context, data []byte, password string) (st structure, err error) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -49,14 +57,23 @@ func readStructure(c context.Context, data []byte, password string) (st structur
 	if err != nil {
 		return st, err
 	}
-	if verr := api.ValidateContext(ctx); verr != nil {
-		st.warnings = append(st.warnings, "The PDF has structural errors ("+shortError(verr)+"); its text was read anyway.")
-		if err := ctx.EnsurePageCount(); err != nil {
-			return st, fmt.Errorf("page tree: %w", err)
+	if err := ctx.EnsurePageCount(); err != nil {
+		return st, fmt.Errorf("page tree: %w", err)
+	}
+	st.title, st.author = infoDict(ctx)
+	// What validation would have filled in and ingest reads: the catalog's XMP
+	// title and author (PDF 2.0 keeps them there) override the info dictionary,
+	// and the outline root is where pdfcpu.Bookmarks starts.
+	if root, err := ctx.Catalog(); err == nil {
+		if t, a := xmpTitle(ctx, root); t != "" || a != "" {
+			st.title, st.author = cmp.Or(t, st.title), cmp.Or(a, st.author)
 		}
-		st.title, st.author = infoDict(ctx)
-	} else {
-		st.title, st.author = ctx.Title, ctx.Author
+		if ir := root.IndirectRefEntry("Outlines"); ir != nil {
+			if d, err := ctx.DereferenceDict(*ir); err == nil && d != nil {
+				ctx.Outlines = d
+				ctx.Dests = namedDests(ctx, root)
+			}
+		}
 	}
 	st.pages = ctx.PageCount
 	st.outline = bookmarks(ctx)
@@ -64,8 +81,80 @@ func readStructure(c context.Context, data []byte, password string) (st structur
 	return st, nil
 }
 
-// infoDict reads Title and Author straight from the info dictionary, for
-// files whose validation failed before pdfcpu got to it.
+// namedDests gathers the document's named destinations, which outline items
+// may point to by name: the catalog's Dests dictionary (PDF 1.1) and the Dests
+// name tree, flattened into one dictionary where pdfcpu looks a name up when
+// it has no validated name tree.
+func namedDests(ctx *model.Context, root types.Dict) (out types.Dict) {
+	out = types.Dict{}
+	defer func() { _ = recover() }()
+	if d, err := ctx.DereferenceDict(root["Dests"]); err == nil {
+		for k, v := range d {
+			out[k] = v
+		}
+	}
+	names, err := ctx.DereferenceDict(root["Names"])
+	if err != nil || names == nil {
+		return out
+	}
+	seen := map[types.Object]bool{}
+	var walk func(o types.Object, depth int)
+	walk = func(o types.Object, depth int) {
+		if ir, ok := o.(types.IndirectRef); ok {
+			if seen[ir] || depth > 32 {
+				return // a cycle, or deeper than any real tree
+			}
+			seen[ir] = true
+		}
+		node, err := ctx.DereferenceDict(o)
+		if err != nil || node == nil {
+			return
+		}
+		if kv, err := ctx.DereferenceArray(node["Names"]); err == nil {
+			for i := 0; i+1 < len(kv); i += 2 {
+				var key string
+				switch k := kv[i].(type) {
+				case types.StringLiteral:
+					key, _ = types.StringLiteralToString(k)
+				case types.HexLiteral:
+					key, _ = types.HexLiteralToString(k)
+				}
+				if key != "" {
+					out[key] = kv[i+1]
+				}
+			}
+		}
+		if kids, err := ctx.DereferenceArray(node["Kids"]); err == nil {
+			for _, k := range kids {
+				walk(k, depth+1)
+			}
+		}
+	}
+	walk(names["Dests"], 0)
+	return out
+}
+
+// xmpTitle reads the title and author of the catalog's XMP metadata, if any.
+func xmpTitle(ctx *model.Context, root types.Dict) (title, author string) {
+	defer func() { _ = recover() }()
+	o, ok := root.Find("Metadata")
+	if !ok {
+		return "", ""
+	}
+	sd, _, err := ctx.DereferenceStreamDict(o)
+	if err != nil || sd == nil || sd.Decode() != nil {
+		return "", ""
+	}
+	var x model.XMPMeta
+	if xml.Unmarshal(sd.Content, &x) != nil {
+		return "", ""
+	}
+	d := x.RDF.Description
+	return strings.Join(d.Title.Alt.Entries, ", "), strings.Join(d.Author.Seq.Entries, ", ")
+}
+
+// infoDict reads Title and Author straight from the info dictionary (pdfcpu
+// fills Context.Title and Author only when it validates).
 func infoDict(ctx *model.Context) (title, author string) {
 	defer func() { _ = recover() }()
 	if ctx.Info == nil {
