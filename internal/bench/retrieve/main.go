@@ -119,6 +119,7 @@ func main() {
 	}
 	log("%d real chunks in %d passages of %d documents from %s (cache key %s, chunks %s)",
 		src.children(), src.parents(), len(src.docs), *corpus, srcKey, src.key)
+	prune(*cache, srcKey, src.key, log)
 
 	// The anchor first, alone on the machine (it takes about two minutes).
 	anchorP50 := map[int]float64{}
@@ -366,6 +367,26 @@ func sourceKey(corpus string) (string, error) {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:12], nil
+}
+
+// prune removes the cache's libraries built from other sources or chunks (each size's
+// library is a few hundred MB to GB).
+func prune(cache, srcKey, chunksKey string, log func(string, ...any)) {
+	entries, err := os.ReadDir(cache)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		stale := strings.HasPrefix(name, "src") && name != "src-"+srcKey
+		if strings.HasPrefix(name, "n") && !strings.HasSuffix(name, "-"+chunksKey) {
+			stale = true
+		}
+		if stale && e.IsDir() {
+			log("removing the stale cache %s", name)
+			os.RemoveAll(filepath.Join(cache, name))
+		}
+	}
 }
 
 // tree is the ingested corpus: documents with their parents and children, in library
