@@ -52,7 +52,10 @@ const (
 	// lexSchema is bumped whenever the mapping changes incompatibly; an index
 	// with another value must be rebuilt.
 	lexSchemaKey = "carrel:lexical-schema"
-	lexSchema    = "2" // 2: no term positions, no English-analysed title
+	// Indexes made before term positions and the analysed title were dropped
+	// keep them (bleve stores the mapping with the index) and answer the same
+	// queries: that change was compatible.
+	lexSchema = "1"
 )
 
 // Query weights, relative to a match in the chunk text. A section heading

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/blevesearch/bleve/v2/mapping"
 )
 
 // corpus is a small library: three documents in several chunks.
@@ -331,5 +333,29 @@ func TestCodeWords(t *testing.T) {
 	}
 	if got := codeTerms("What does `faiss_Index_search()` return in v2.6.3?"); !slices.Equal(got, []string{"faiss_Index_search", "v2.6.3"}) {
 		t.Errorf("codeTerms = %q", got)
+	}
+}
+
+// The title is indexed only verbatim, for code-like words (no query reads an analysed
+// title), and no field keeps term positions (no query is a phrase): indexing what no
+// query reads was a third of the lexical index's share of ingest.
+func TestLexicalIndexesWhatQueriesRead(t *testing.T) {
+	l, _ := filledLexical(t)
+	if hs := search(t, l, "manual", 10); len(hs) != 0 {
+		t.Errorf("a plain title word matched %v", lexIDs(hs))
+	}
+	if got := lexIDs(search(t, l, "FAISS", 10)); len(got) != 3 {
+		t.Errorf("a code-like title word matched %v, want the three faiss chunks", got)
+	}
+	dm := l.idx.Mapping().(*mapping.IndexMappingImpl).DefaultMapping
+	for name, p := range dm.Properties {
+		for _, f := range p.Fields {
+			if f.IncludeTermVectors {
+				t.Errorf("field %s (%s) keeps term positions", f.Name, name)
+			}
+			if name == fieldTitle && f.Name != fieldCode {
+				t.Errorf("title indexed as %q, want only %q", f.Name, fieldCode)
+			}
+		}
 	}
 }
