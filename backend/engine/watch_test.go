@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -137,7 +138,7 @@ func TestWatch(t *testing.T) {
 			waitFor(t, "deletions", want(notes))
 
 			cancel()
-			if err := <-done; err != context.Canceled {
+			if err := <-done; !errors.Is(err, context.Canceled) {
 				t.Errorf("Watch returned %v, want context.Canceled", err)
 			}
 			mu.Lock()

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
@@ -20,6 +21,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/whitespace"
 	"github.com/blevesearch/bleve/v2/mapping"
+	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 )
 
@@ -89,6 +91,9 @@ type Lexical struct {
 	mu     sync.RWMutex // Close excludes everything else
 	idx    bleve.Index
 	closed bool
+	// stats are the BM25 collection statistics of the index as it was last
+	// searched; nil after a write. See bm25Stats.
+	stats atomic.Pointer[bsearch.BM25Stats]
 }
 
 func lexMapping() (mapping.IndexMapping, error) {
@@ -195,6 +200,7 @@ func (l *Lexical) Add(docs []LexDoc) error {
 			return fmt.Errorf("index: add lexical %s: %w", d.ID, err)
 		}
 	}
+	l.stats.Store(nil)
 	if err := l.idx.Batch(b); err != nil {
 		return fmt.Errorf("index: add lexical: %w", err)
 	}
@@ -219,6 +225,7 @@ func (l *Lexical) deleteLocked(ids []string) error {
 	for _, id := range ids {
 		b.Delete(id)
 	}
+	l.stats.Store(nil)
 	if err := l.idx.Batch(b); err != nil {
 		return fmt.Errorf("index: delete lexical: %w", err)
 	}
@@ -284,7 +291,11 @@ func (l *Lexical) Search(question string, k int, docIDs []string) ([]LexHit, err
 	// the external id of every candidate (~17% of a query's CPU at 100k).
 	// Equal scores are put in id order below, among the hits returned.
 	req := bleve.NewSearchRequestOptions(q, k, 0, false)
-	res, err := l.idx.Search(req)
+	stats, err := l.bm25Stats()
+	if err != nil {
+		return nil, fmt.Errorf("index: search lexical: %w", err)
+	}
+	res, err := l.idx.SearchInContext(context.WithValue(context.Background(), bsearch.BM25StatsKey, stats), req)
 	if err != nil {
 		return nil, fmt.Errorf("index: search lexical: %w", err)
 	}
@@ -299,6 +310,53 @@ func (l *Lexical) Search(question string, k int, docIDs []string) ([]LexHit, err
 		return strings.Compare(a.ID, b.ID)
 	})
 	return hits, nil
+}
+
+// bm25Stats returns the statistics BM25 normalises field lengths with, counted
+// over the whole index. bleve's own count sums each segment's distinct terms, so
+// the same chunks would score differently depending on how they were batched and
+// how far the background merger has got (measured: dev-set MRR@10 0.729 with
+// 1500-chunk batches, 0.701 with 500). Counting distinct terms once across
+// segments scores an index as if it were fully merged, whatever its layout. The
+// count walks every field's dictionary, so it is kept until the next write.
+func (l *Lexical) bm25Stats() (*bsearch.BM25Stats, error) {
+	if s := l.stats.Load(); s != nil {
+		return s, nil
+	}
+	n, err := l.idx.DocCount()
+	if err != nil {
+		return nil, fmt.Errorf("count chunks: %w", err)
+	}
+	fields, err := l.idx.Fields()
+	if err != nil {
+		return nil, fmt.Errorf("list fields: %w", err)
+	}
+	s := &bsearch.BM25Stats{DocCount: float64(n), FieldCardinality: make(map[string]int, len(fields)+2)}
+	// Scope filters search the document ids and "*" (no field); bleve gives
+	// them the dictionary's count too, 0 for "*", so they score as before.
+	s.FieldCardinality["*"] = 0
+	for _, f := range append(fields, "_id") {
+		d, err := l.idx.FieldDict(f)
+		if err != nil {
+			return nil, fmt.Errorf("read %s terms: %w", f, err)
+		}
+		terms := 0
+		for {
+			e, err := d.Next()
+			if err != nil {
+				d.Close()
+				return nil, fmt.Errorf("read %s terms: %w", f, err)
+			}
+			if e == nil {
+				break
+			}
+			terms++
+		}
+		d.Close()
+		s.FieldCardinality[f] = terms
+	}
+	l.stats.Store(s)
+	return s, nil
 }
 
 // buildQuery returns nil when the question has nothing searchable (empty,

@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -357,5 +358,62 @@ func TestLexicalIndexesWhatQueriesRead(t *testing.T) {
 				t.Errorf("title indexed as %q, want only %q", f.Name, fieldCode)
 			}
 		}
+	}
+}
+
+// The same chunks score the same however they were batched into segments:
+// bleve's own BM25 statistics sum each segment's distinct terms, which made a
+// library's ranking depend on its ingest batches and on the merger's progress.
+func TestLexicalScoresIndependentOfSegments(t *testing.T) {
+	one := openLexical(t, t.TempDir())
+	if err := one.Add(corpus); err != nil {
+		t.Fatal(err)
+	}
+	many := openLexical(t, t.TempDir())
+	for _, d := range corpus { // one segment per chunk
+		if err := many.Add([]LexDoc{d}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{"search the index for the k nearest labels", "sugar energy in the cell", "ollama context window"} {
+		a, err := one.Search(q, 10, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := many.Search(q, 10, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a) == 0 || len(a) != len(b) {
+			t.Fatalf("%q: %d hits in one batch, %d in one batch per chunk", q, len(a), len(b))
+		}
+		for i := range a {
+			if a[i].ID != b[i].ID || math.Abs(a[i].Score-b[i].Score) > 1e-9 {
+				t.Errorf("%q hit %d: %s %.6f in one batch, %s %.6f in one batch per chunk", q, i, a[i].ID, a[i].Score, b[i].ID, b[i].Score)
+			}
+		}
+	}
+	// The statistics are the union's, the same for both layouts, and a write is
+	// seen by the next search's statistics.
+	sa, err := one.bm25Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := many.bm25Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sa.DocCount != float64(len(corpus)) || sa.FieldCardinality[fieldText] == 0 || sa.FieldCardinality[fieldText] != sb.FieldCardinality[fieldText] {
+		t.Fatalf("stats: one batch %+v, one batch per chunk %+v", sa, sb)
+	}
+	if err := one.Add([]LexDoc{{ID: "bio-3", DocID: "bio", Text: "Chlorophyll is green. Chlorophyll is a pigment of plants."}}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := one.bm25Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.DocCount != sa.DocCount+1 || after.FieldCardinality[fieldText] <= sa.FieldCardinality[fieldText] {
+		t.Fatalf("after adding a chunk with new words: %+v, before %+v", after, sa)
 	}
 }
