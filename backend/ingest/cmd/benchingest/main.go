@@ -34,7 +34,11 @@ func main() {
 	verbose := flag.Bool("v", false, "print each document's outcome and the anchors' output")
 	workers := flag.Int("workers", runtime.NumCPU(), "documents ingested at once")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of Carrel's ingest to this file")
+	memprofile := flag.String("memprofile", "", "write an allocation profile of the whole run to this file")
 	flag.Parse()
+	if *memprofile != "" {
+		runtime.MemProfileRate = 64 << 10
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err == nil {
@@ -42,7 +46,14 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	if err := run(*anchor, *python, *corpus, *workers, *verbose); err != nil {
+	err := run(*anchor, *python, *corpus, *workers, *verbose)
+	if *memprofile != "" {
+		if f, ferr := os.Create(*memprofile); ferr == nil {
+			pprof.Lookup("allocs").WriteTo(f, 0)
+			f.Close()
+		}
+	}
+	if err != nil {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "bench:ingest:", err)
 		os.Exit(1)
