@@ -77,7 +77,8 @@ func TestReconcileAfterLostIndexes(t *testing.T) {
 	}
 }
 
-// verifies a document can be removed with everything derived from it.
+// verifies a document can be removed with everything derived from it, and that searches
+// made before the removal (which load the library's passages into memory) do not keep it.
 func TestRemove(t *testing.T) {
 	ctx := context.Background()
 	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
@@ -89,6 +90,9 @@ func TestRemove(t *testing.T) {
 	if err != nil || r.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", r, err)
 	}
+	if hits, err := eng.Search(ctx, "woods", SearchOptions{}); err != nil || len(hits) == 0 || hits[0].DocTitle == "" {
+		t.Fatalf("before remove: %+v %v", hits, err)
+	}
 	if err := eng.Remove(ctx, r.DocID); err != nil {
 		t.Fatal(err)
 	}
@@ -98,5 +102,8 @@ func TestRemove(t *testing.T) {
 	}
 	if r2, _ := eng.IngestFile(ctx, testcorpus.File(t, "Walden.pdf"), nil); r2.Status != Inserted {
 		t.Fatalf("re-adding a removed document: %+v", r2)
+	}
+	if hits, err := eng.Search(ctx, "woods", SearchOptions{}); err != nil || len(hits) == 0 || hits[0].DocID != r.DocID || hits[0].Text == "" {
+		t.Fatalf("after re-adding: %+v %v", hits, err)
 	}
 }

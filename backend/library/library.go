@@ -32,8 +32,9 @@ const (
 
 // Library is an open library folder.
 type Library struct {
-	db  *sql.DB
-	dir string
+	db   *sql.DB
+	dir  string
+	memo memo // what searches read, in memory (memo.go)
 }
 
 // Document is one source file and what Carrel knows about it.
@@ -114,8 +115,18 @@ func scanDocument(row interface{ Scan(...any) error }) (Document, error) {
 	return d, err
 }
 
-// Document returns one document by id.
+// Document returns one document by id. Documents read since the last write come from
+// memory: every search looks up its hits' documents.
 func (l *Library) Document(ctx context.Context, id string) (Document, error) {
+	m := &l.memo
+	m.mu.RLock() // a writer holds mu across its commit and the forgetting
+	defer m.mu.RUnlock()
+	m.cmu.Lock()
+	d, ok := m.docs[id]
+	m.cmu.Unlock()
+	if ok {
+		return d, nil
+	}
 	d, err := scanDocument(l.db.QueryRowContext(ctx, `SELECT `+docColumns+` FROM documents WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, fmt.Errorf("document %s: %w", id, ErrNotFound)
@@ -123,6 +134,12 @@ func (l *Library) Document(ctx context.Context, id string) (Document, error) {
 	if err != nil {
 		return d, fmt.Errorf("read document %s: %w", id, err)
 	}
+	m.cmu.Lock()
+	if m.docs == nil {
+		m.docs = map[string]Document{}
+	}
+	m.docs[id] = d
+	m.cmu.Unlock()
 	return d, nil
 }
 
@@ -151,6 +168,7 @@ func (l *Library) PutDocument(ctx context.Context, d *Document) error {
 		d.AddedAt = now
 	}
 	d.UpdatedAt = now
+	defer l.touch()()
 	_, err := l.db.ExecContext(ctx, `INSERT INTO documents
 		(id, path, title, author, kind, pages, bytes, status, error, done, total, outline, added_at, updated_at)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
@@ -168,6 +186,7 @@ func (l *Library) PutDocument(ctx context.Context, d *Document) error {
 
 // SetStatus records a document's state and progress.
 func (l *Library) SetStatus(ctx context.Context, id, status, errMsg string, done, total int) error {
+	defer l.touch()()
 	_, err := l.db.ExecContext(ctx, `UPDATE documents SET status=?, error=?, done=?, total=?, updated_at=? WHERE id=?`,
 		status, errMsg, done, total, time.Now().UnixMilli(), id)
 	if err != nil {
@@ -205,6 +224,10 @@ func (l *Library) ReplaceTree(ctx context.Context, docID string, pages []string,
 		return fmt.Errorf("store content of %s: %w", docID, err)
 	}
 	defer tx.Rollback()
+	var c change
+	if c.goneChildren, c.goneParents, err = docSeqs(ctx, tx, docID); err != nil {
+		return fmt.Errorf("store content of %s: %w", docID, err)
+	}
 	for _, q := range []string{`DELETE FROM chunks WHERE doc_id=?`, `DELETE FROM parents WHERE doc_id=?`, `DELETE FROM pages WHERE doc_id=?`} {
 		if _, err := tx.ExecContext(ctx, q, docID); err != nil {
 			return fmt.Errorf("store content of %s: %w", docID, err)
@@ -223,7 +246,8 @@ func (l *Library) ReplaceTree(ctx context.Context, docID string, pages []string,
 	if err := insertTree(ctx, tx, docID, parents); err != nil {
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	c.added = parents
+	if err := l.commit(tx, c); err != nil {
 		return fmt.Errorf("store content of %s: %w", docID, err)
 	}
 	return nil
@@ -335,23 +359,75 @@ func (l *Library) PageText(ctx context.Context, docID string, page int) (string,
 
 // DeleteDocument removes a document with its pages and chunks.
 func (l *Library) DeleteDocument(ctx context.Context, id string) error {
-	res, err := l.db.ExecContext(ctx, `DELETE FROM documents WHERE id=?`, id)
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("delete document %s: %w", id, err)
+	}
+	defer tx.Rollback()
+	var c change
+	if c.goneChildren, c.goneParents, err = docSeqs(ctx, tx, id); err != nil {
+		return fmt.Errorf("delete document %s: %w", id, err)
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id=?`, id)
 	if err != nil {
 		return fmt.Errorf("delete document %s: %w", id, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("delete document %s: %w", id, ErrNotFound)
 	}
+	if err := l.commit(tx, c); err != nil {
+		return fmt.Errorf("delete document %s: %w", id, err)
+	}
 	return nil
 }
 
-// Counts returns the number of documents and chunks.
+// docSeqs returns the seqs of a document's children and parents, read inside tx before
+// they are replaced or deleted, for the memo.
+func docSeqs(ctx context.Context, tx *sql.Tx, docID string) (children, parents []int64, err error) {
+	for _, q := range []struct {
+		sql string
+		out *[]int64
+	}{{`SELECT seq FROM chunks WHERE doc_id=?`, &children}, {`SELECT seq FROM parents WHERE doc_id=?`, &parents}} {
+		rows, err := tx.QueryContext(ctx, q.sql, docID)
+		if err != nil {
+			return nil, nil, err
+		}
+		for rows.Next() {
+			var s int64
+			if err := rows.Scan(&s); err != nil {
+				rows.Close()
+				return nil, nil, err
+			}
+			*q.out = append(*q.out, s)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, nil, err
+		}
+	}
+	return children, parents, nil
+}
+
+// Counts returns the number of documents and chunks, from memory until the next write
+// (the engine asks for them on every search).
 func (l *Library) Counts(ctx context.Context) (docs, chunks int, err error) {
+	m := &l.memo
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	m.cmu.Lock()
+	c, ok := m.counts, m.countsOK
+	m.cmu.Unlock()
+	if ok {
+		return c[0], c[1], nil
+	}
 	err = l.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks)`).Scan(&docs, &chunks)
 	if err != nil {
-		err = fmt.Errorf("count library: %w", err)
+		return 0, 0, fmt.Errorf("count library: %w", err)
 	}
-	return
+	m.cmu.Lock()
+	m.counts, m.countsOK = [2]int{docs, chunks}, true
+	m.cmu.Unlock()
+	return docs, chunks, nil
 }
 
 // Seqs returns the chunk seqs of the given documents.

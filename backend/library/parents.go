@@ -87,11 +87,6 @@ func (l *Library) queryParents(ctx context.Context, where string, args ...any) (
 	return out, rows.Err()
 }
 
-// Parents returns the parents with the given seqs, keyed by seq; unknown seqs are absent.
-func (l *Library) Parents(ctx context.Context, seqs []int64) (map[int64]Chunk, error) {
-	return bySeq(ctx, seqs, l.queryParents)
-}
-
 // DocumentParents returns a document's parents in order.
 func (l *Library) DocumentParents(ctx context.Context, docID string) ([]Chunk, error) {
 	return l.queryParents(ctx, `doc_id = ? ORDER BY ord`, docID)

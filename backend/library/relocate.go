@@ -44,7 +44,7 @@ func (l *Library) Relocate(ctx context.Context, from, to string) (int, error) {
 			return 0, fmt.Errorf("relocate document %s: %w", id, err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	if err := l.commit(tx, change{}); err != nil {
 		return 0, fmt.Errorf("relocate documents: %w", err)
 	}
 	return len(moved), nil

@@ -15,9 +15,9 @@ import (
 // parent, a parent to itself, and (in a library without parents) a chunk to itself. A
 // list keeps the rank of a passage's best entry and that entry's score (max-pooling):
 // a parent is as relevant as its best child. Passages are keyed by parent seq, or by the
-// negated chunk seq for a chunk that is its own parent. children holds the best child
-// by key, from the vector list first (children are what it searches).
-func (r *Retriever) toParents(ctx context.Context, lex, vec []Ranked) (lexU, vecU []Ranked, children map[int64]library.Chunk, err error) {
+// negated chunk seq for a chunk that is its own parent. children holds the seq of the
+// best child by key, from the vector list first (children are what it searches).
+func (r *Retriever) toParents(ctx context.Context, lex, vec []Ranked) (lexU, vecU []Ranked, children map[int64]int64, err error) {
 	var seqs []int64
 	for _, l := range [][]Ranked{lex, vec} {
 		for _, e := range l {
@@ -26,31 +26,35 @@ func (r *Retriever) toParents(ctx context.Context, lex, vec []Ranked) (lexU, vec
 			}
 		}
 	}
-	chunks := map[int64]library.Chunk{}
+	parentOf := map[int64]int64{}
 	if len(seqs) > 0 {
-		if chunks, err = r.Store.Chunks(ctx, seqs); err != nil {
+		ps, err := r.passagesOf(ctx, seqs)
+		if err != nil {
 			return nil, nil, nil, err
 		}
+		for i, s := range seqs {
+			parentOf[s] = ps[i]
+		}
 	}
-	_, parented := r.Store.(ParentStore)
-	children = map[int64]library.Chunk{}
+	children = make(map[int64]int64, len(seqs))
+	seen := make(map[int64]bool, len(seqs))
 	collapse := func(list []Ranked) []Ranked {
-		seen := map[int64]bool{}
-		var out []Ranked
+		clear(seen)
+		out := make([]Ranked, 0, len(list))
 		for _, e := range list {
 			key := e.Seq
 			if !e.Parent {
-				c, ok := chunks[e.Seq]
-				if !ok { // index ahead of the store (e.g. a document being removed)
+				p := parentOf[e.Seq]
+				switch {
+				case p < 0: // index ahead of the store (e.g. a document being removed)
 					continue
-				}
-				if parented && c.ParentSeq != 0 {
-					key = c.ParentSeq
-				} else {
-					key = -c.Seq
+				case p > 0:
+					key = p
+				default:
+					key = -e.Seq
 				}
 				if _, ok := children[key]; !ok {
-					children[key] = c
+					children[key] = e.Seq
 				}
 			}
 			if !seen[key] {
@@ -65,13 +69,46 @@ func (r *Retriever) toParents(ctx context.Context, lex, vec []Ranked) (lexU, vec
 	return lexU, vecU, children, nil
 }
 
+// PassageMapper is a ChunkStore that tells each child's parent without reading the
+// children (library.Library keeps the map in memory). PassagesOf returns, for each
+// seq, its parent's seq, 0 for a chunk that is its own parent, or -1 for an unknown seq.
+type PassageMapper interface {
+	PassagesOf(ctx context.Context, seqs []int64) ([]int64, error)
+}
+
+// passagesOf maps children to parents (see PassageMapper), by reading them from a
+// store without the map.
+func (r *Retriever) passagesOf(ctx context.Context, seqs []int64) ([]int64, error) {
+	if m, ok := r.Store.(PassageMapper); ok {
+		return m.PassagesOf(ctx, seqs)
+	}
+	chunks, err := r.Store.Chunks(ctx, seqs)
+	if err != nil {
+		return nil, err
+	}
+	_, parented := r.Store.(ParentStore)
+	out := make([]int64, len(seqs))
+	for i, s := range seqs {
+		c, ok := chunks[s]
+		switch {
+		case !ok:
+			out[i] = -1
+		case parented:
+			out[i] = c.ParentSeq
+		}
+	}
+	return out, nil
+}
+
 // load fills in each fused hit's passage and best child, dropping hits whose passage is
 // gone.
-func (r *Retriever) load(ctx context.Context, hits []Hit, children map[int64]library.Chunk) ([]Hit, error) {
-	var parentSeqs []int64
+func (r *Retriever) load(ctx context.Context, hits []Hit, children map[int64]int64) ([]Hit, error) {
+	var parentSeqs, own []int64
 	for _, h := range hits {
 		if h.Chunk.Seq > 0 {
 			parentSeqs = append(parentSeqs, h.Chunk.Seq)
+		} else {
+			own = append(own, -h.Chunk.Seq)
 		}
 	}
 	parents := map[int64]library.Chunk{}
@@ -81,15 +118,23 @@ func (r *Retriever) load(ctx context.Context, hits []Hit, children map[int64]lib
 			return nil, err
 		}
 	}
+	var chunks map[int64]library.Chunk
+	if len(own) > 0 {
+		var err error
+		if chunks, err = r.Store.Chunks(ctx, own); err != nil {
+			return nil, err
+		}
+	}
 	out := hits[:0]
 	for _, h := range hits {
 		key := h.Chunk.Seq
 		var ok bool
 		if key > 0 {
 			h.Chunk, ok = parents[key]
-			h.Child = children[key]
+			h.ChildSeq = children[key]
 		} else {
-			h.Chunk, ok = children[key]
+			h.Chunk, ok = chunks[-key]
+			h.ChildSeq = -key
 		}
 		if ok {
 			out = append(out, h)

@@ -58,10 +58,10 @@ func TestChildrenMappedToParents(t *testing.T) {
 	if h.Chunk.ID != "p1" || h.Chunk.PageStart != 4 || h.Chunk.Start != 10 || h.Chunk.End != 20 {
 		t.Errorf("first hit is not parent 1 with its span: %+v", h.Chunk)
 	}
-	if h.MatchType != MatchHybrid || h.VectorRank != 1 || h.VectorScore != 0.9 || h.LexicalRank != 2 || h.LexicalScore != 5 || h.Child.Seq != 12 {
-		t.Errorf("parent 1: match %s vector #%d %.2f lexical #%d %.0f child %d", h.MatchType, h.VectorRank, h.VectorScore, h.LexicalRank, h.LexicalScore, h.Child.Seq)
+	if h.MatchType != MatchHybrid || h.VectorRank != 1 || h.VectorScore != 0.9 || h.LexicalRank != 2 || h.LexicalScore != 5 || h.ChildSeq != 12 {
+		t.Errorf("parent 1: match %s vector #%d %.2f lexical #%d %.0f child %d", h.MatchType, h.VectorRank, h.VectorScore, h.LexicalRank, h.LexicalScore, h.ChildSeq)
 	}
-	if h := hits[1]; h.Chunk.ID != "p2" || h.VectorRank != 3 || h.LexicalRank != 1 || h.Child.Seq != 21 {
+	if h := hits[1]; h.Chunk.ID != "p2" || h.VectorRank != 3 || h.LexicalRank != 1 || h.ChildSeq != 21 {
 		t.Errorf("parent 2: %+v", h)
 	}
 	// Children searched lexically map the same way.

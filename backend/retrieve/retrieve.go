@@ -104,9 +104,9 @@ type Options struct {
 // Hit is one retrieved passage (a parent) with how it was found.
 type Hit struct {
 	Chunk library.Chunk // the parent
-	// Child is the best-ranked child the hit was found by (zero when only the parent
-	// itself was matched).
-	Child        library.Chunk
+	// ChildSeq is the seq of the best-ranked child the hit was found by (0 when only
+	// the parent itself was matched; the chunk's own seq when it is its own parent).
+	ChildSeq     int64
 	Score        float64 // fused score (RRF), or the single list's score
 	MatchType    string
 	LexicalRank  int // 1-based; 0 when the lexical list did not have it
