@@ -119,10 +119,11 @@ func scanDocument(row interface{ Scan(...any) error }) (Document, error) {
 // memory: every search looks up its hits' documents.
 func (l *Library) Document(ctx context.Context, id string) (Document, error) {
 	m := &l.memo
-	m.mu.RLock() // a writer holds mu across its commit and the forgetting
+	m.mu.RLock() // a writer of passages holds mu across its commit and the forgetting
 	defer m.mu.RUnlock()
 	m.cmu.Lock()
 	d, ok := m.docs[id]
+	gen := m.gen
 	m.cmu.Unlock()
 	if ok {
 		return d, nil
@@ -135,10 +136,12 @@ func (l *Library) Document(ctx context.Context, id string) (Document, error) {
 		return d, fmt.Errorf("read document %s: %w", id, err)
 	}
 	m.cmu.Lock()
-	if m.docs == nil {
-		m.docs = map[string]Document{}
+	if m.gen == gen { // else a write since may have made d stale: do not keep it
+		if m.docs == nil {
+			m.docs = map[string]Document{}
+		}
+		m.docs[id] = d
 	}
-	m.docs[id] = d
 	m.cmu.Unlock()
 	return d, nil
 }
@@ -168,7 +171,7 @@ func (l *Library) PutDocument(ctx context.Context, d *Document) error {
 		d.AddedAt = now
 	}
 	d.UpdatedAt = now
-	defer l.touch()()
+	defer l.memo.forgetDocs()
 	_, err := l.db.ExecContext(ctx, `INSERT INTO documents
 		(id, path, title, author, kind, pages, bytes, status, error, done, total, outline, added_at, updated_at)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
@@ -186,7 +189,7 @@ func (l *Library) PutDocument(ctx context.Context, d *Document) error {
 
 // SetStatus records a document's state and progress.
 func (l *Library) SetStatus(ctx context.Context, id, status, errMsg string, done, total int) error {
-	defer l.touch()()
+	defer l.memo.forgetDocs()
 	_, err := l.db.ExecContext(ctx, `UPDATE documents SET status=?, error=?, done=?, total=?, updated_at=? WHERE id=?`,
 		status, errMsg, done, total, time.Now().UnixMilli(), id)
 	if err != nil {
@@ -416,6 +419,7 @@ func (l *Library) Counts(ctx context.Context) (docs, chunks int, err error) {
 	defer m.mu.RUnlock()
 	m.cmu.Lock()
 	c, ok := m.counts, m.countsOK
+	gen := m.gen
 	m.cmu.Unlock()
 	if ok {
 		return c[0], c[1], nil
@@ -425,7 +429,9 @@ func (l *Library) Counts(ctx context.Context) (docs, chunks int, err error) {
 		return 0, 0, fmt.Errorf("count library: %w", err)
 	}
 	m.cmu.Lock()
-	m.counts, m.countsOK = [2]int{docs, chunks}, true
+	if m.gen == gen {
+		m.counts, m.countsOK = [2]int{docs, chunks}, true
+	}
 	m.cmu.Unlock()
 	return docs, chunks, nil
 }

@@ -36,6 +36,10 @@ type memo struct {
 	docs      map[string]Document // cleared by every write to documents or their chunks
 	counts    [2]int
 	countsOK  bool
+	// gen counts those clearings: a reader keeps a document or the counts it read
+	// only if no clearing happened since it looked, so a row read before a write is
+	// never kept after it.
+	gen uint64
 }
 
 const (
@@ -137,9 +141,7 @@ type change struct {
 
 // apply records a committed change. The caller holds mu.
 func (m *memo) apply(c change) {
-	m.cmu.Lock()
-	m.docs, m.countsOK = nil, false
-	m.cmu.Unlock()
+	m.forgetDocs()
 	if !m.loaded || m.huge {
 		return
 	}
@@ -183,15 +185,16 @@ func (l *Library) commit(tx interface{ Commit() error }, c change) error {
 	return nil
 }
 
-// touch starts a write to documents alone; the function it returns, called once the
-// write is done, forgets the documents and counts kept. Searches wait in between, so
-// none keeps a row read before the write.
-func (l *Library) touch() func() {
-	l.memo.mu.Lock()
-	return func() {
-		l.memo.apply(change{})
-		l.memo.mu.Unlock()
-	}
+// forgetDocs drops the documents and counts kept, after a write to them. It does not
+// take mu: a write to documents alone runs without it, since holding mu while waiting
+// for SQLite's write lock would deadlock with a passage write, which holds that lock
+// while it waits for mu to commit (see commit); gen keeps readers from re-keeping rows
+// read before the write.
+func (m *memo) forgetDocs() {
+	m.cmu.Lock()
+	m.docs, m.countsOK = nil, false
+	m.gen++
+	m.cmu.Unlock()
 }
 
 // readMap runs fn with the loaded map under mu's read lock.

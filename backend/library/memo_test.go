@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 )
 
@@ -162,5 +163,52 @@ func TestMemoOwnPassage(t *testing.T) {
 	l.memo.mu.Unlock()
 	if got, err := l.PassagesOf(ctx, []int64{chunks[0].Seq}); err != nil || got[0] != 0 {
 		t.Fatalf("own passage: %v %v", got, err)
+	}
+}
+
+// verifies that writes to documents alone and writes of passages can run at once: a
+// document write once held the memo's lock while waiting for SQLite's write lock, and a
+// passage write held SQLite's lock while waiting for the memo's, so ingesting two
+// documents in parallel failed with "database is locked" after the busy timeout.
+func TestConcurrentDocumentAndPassageWrites(t *testing.T) {
+	ctx := context.Background()
+	l, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for _, id := range []string{"a", "b"} {
+		if err := l.PutDocument(ctx, &Document{ID: id, Path: "/" + id, Status: StatusReady}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := l.PassagesOf(ctx, []int64{1}); err != nil { // load the memo
+		t.Fatal(err)
+	}
+	const rounds = 300
+	errs := make(chan error, 2*rounds)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range rounds {
+			text := fmt.Sprintf("passage %d of a", i)
+			tree := []Parent{{Chunk: Chunk{ID: text, PageStart: 1, PageEnd: 1, End: len(text), Text: text},
+				Children: []Chunk{{ID: "c" + text, PageStart: 1, PageEnd: 1, End: len(text), Text: text}}}}
+			errs <- l.ReplaceTree(ctx, "a", []string{text}, tree)
+		}
+	})
+	wg.Go(func() {
+		for i := range rounds {
+			errs <- l.SetStatus(ctx, "b", StatusReady, "", i, rounds)
+		}
+	})
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d, err := l.Document(ctx, "b"); err != nil || d.Done != rounds-1 {
+		t.Fatalf("document b: %+v, %v; want done %d", d, err, rounds-1)
 	}
 }
