@@ -191,9 +191,16 @@ func (l *Lexical) Add(docs []LexDoc) error {
 		return nil
 	}
 	b := l.idx.NewBatch()
+	fast := lexBuilderFor(l.idx.Mapping())
 	for _, d := range docs {
 		if d.ID == "" {
 			return errors.New("index: add lexical: empty chunk id")
+		}
+		if fast != nil {
+			if err := b.IndexAdvanced(fast.document(d)); err != nil {
+				return fmt.Errorf("index: add lexical %s: %w", d.ID, err)
+			}
+			continue
 		}
 		rec := lexRecord{Doc: d.DocID, Title: d.Title, Section: d.Section, Text: d.Text}
 		if err := b.Index(d.ID, rec); err != nil {

@@ -1,0 +1,309 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2/document"
+	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/carrel-app/carrel/backend/chunk"
+	"github.com/carrel-app/carrel/backend/ingest"
+)
+
+// fieldView is a field as a segment sees it: same-named fields of a document
+// are merged (zapx sums their lengths and frequencies).
+type fieldView struct {
+	opts   bindex.FieldIndexingOptions
+	length int
+	freqs  map[string]int
+}
+
+// docView analyses doc as scorch does (each field, then the composites hear
+// every field but _id) and returns its fields and composites by name.
+func docView(t testing.TB, doc *document.Document) (fields, composites map[string]*fieldView) {
+	t.Helper()
+	fields, composites = map[string]*fieldView{}, map[string]*fieldView{}
+	add := func(into map[string]*fieldView, name string, opts bindex.FieldIndexingOptions, length int, tfs bindex.TokenFrequencies) {
+		v := into[name]
+		if v == nil {
+			v = &fieldView{freqs: map[string]int{}}
+			into[name] = v
+		}
+		v.opts |= opts
+		v.length += length
+		for k, tf := range tfs {
+			if string(tf.Term) != k {
+				t.Errorf("field %s: term %q filed under %q", name, tf.Term, k)
+			}
+			if len(tf.Locations) != 0 {
+				t.Errorf("field %s: term %q has locations", name, k)
+			}
+			v.freqs[k] += tf.Frequency()
+		}
+	}
+	doc.VisitFields(func(f bindex.Field) {
+		f.Analyze()
+		add(fields, f.Name(), f.Options(), f.AnalyzedLength(), f.AnalyzedTokenFrequencies())
+		doc.VisitComposite(func(c bindex.CompositeField) {
+			c.Compose(f.Name(), f.AnalyzedLength(), f.AnalyzedTokenFrequencies())
+		})
+	})
+	doc.VisitComposite(func(c bindex.CompositeField) {
+		add(composites, c.Name(), c.Options(), c.AnalyzedLength(), c.AnalyzedTokenFrequencies())
+	})
+	return fields, composites
+}
+
+// compareLexDoc checks that the fast document of d is, as a segment sees it,
+// the one the mapping makes.
+func compareLexDoc(t testing.TB, b *lexDocBuilder, d LexDoc) {
+	t.Helper()
+	m, err := lexMapping()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := document.NewDocument(d.ID)
+	if err := m.MapDocument(slow, lexRecord{Doc: d.DocID, Title: d.Title, Section: d.Section, Text: d.Text}); err != nil {
+		t.Fatal(err)
+	}
+	fast := b.document(d)
+	if fast.ID() != slow.ID() || fast.Indexed() != slow.Indexed() {
+		t.Fatalf("id %q indexed %v, want %q %v", fast.ID(), fast.Indexed(), slow.ID(), slow.Indexed())
+	}
+	wantF, wantC := docView(t, slow)
+	gotF, gotC := docView(t, fast)
+	for _, cmp := range []struct {
+		what      string
+		got, want map[string]*fieldView
+	}{{"field", gotF, wantF}, {"composite", gotC, wantC}} {
+		if !slices.Equal(sortedKeys(cmp.got), sortedKeys(cmp.want)) {
+			t.Fatalf("%s: %ss %v, want %v", d.ID, cmp.what, sortedKeys(cmp.got), sortedKeys(cmp.want))
+		}
+		for name, w := range cmp.want {
+			g := cmp.got[name]
+			if g.opts != w.opts || g.length != w.length {
+				t.Errorf("%s: %s %s: options %v length %d, want %v %d", d.ID, cmp.what, name, g.opts, g.length, w.opts, w.length)
+			}
+			for term, n := range w.freqs {
+				if g.freqs[term] != n {
+					t.Errorf("%s: %s %s: term %q frequency %d, want %d", d.ID, cmp.what, name, term, g.freqs[term], n)
+				}
+			}
+			for term := range g.freqs {
+				if _, ok := w.freqs[term]; !ok {
+					t.Errorf("%s: %s %s: term %q not made by the mapping", d.ID, cmp.what, name, term)
+				}
+			}
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func fastBuilder(t testing.TB) *lexDocBuilder {
+	t.Helper()
+	m, err := lexMapping()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newLexDocBuilder(m)
+	if b == nil {
+		t.Fatal("lexMapping's mapping gets no fast document builder")
+	}
+	return b
+}
+
+var lexDocSeeds = []string{
+	"", " ", "Hello world's (foo) bar.", "The cat’s CATS' Ⱥ ȾΣ ΣΣ σ İstanbul",
+	"faiss_Index_search(), --num-ctx v2.6.3. `std::vector<int>` a/b \"quoted\" «guillemets» *bold*",
+	"stop at \xff invalid", "stop at \uFFFD replacement", "tab\tnew\nline\u00a0nbsp\u0085nel\u2003em",
+	"3.14 1,000 can't O'Neil's U.S.A. e-mail co-operate 東京都 ひらがな カタカナ 한국어 ﷺ",
+	"running runs ran easily fairly generalizations (((", "'s ’s ＇s s's ''",
+	"a.b.c,d;e:f!g?h", "()", "f()) g(() [x] {y} <z>", "x\x00y", "\u200b\u200d zero\u200bwidth",
+}
+
+// verifies the fast documents on hand-picked words: possessives, final sigma,
+// letters whose lower case is wider, code punctuation, invalid and replacement
+// runes (where the whitespace tokenizer stops), Unicode spaces, scripts.
+func TestLexDocSeeds(t *testing.T) {
+	b := fastBuilder(t)
+	for i, s := range lexDocSeeds {
+		compareLexDoc(t, b, LexDoc{ID: fmt.Sprint(i), DocID: "doc", Title: s, Section: s, Text: s + " " + s})
+	}
+}
+
+// verifies that every chunk of the pdfcpu corpus gets, through the fast path,
+// the terms, frequencies and lengths bleve's mapping gives it, and that an
+// index built from them holds the same dictionaries as one built through the
+// mapping.
+func TestLexDocCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("extracts the pdfcpu corpus")
+	}
+	docs := corpusLexDocs(t)
+	b := fastBuilder(t)
+	for _, d := range docs {
+		compareLexDoc(t, b, d)
+		if t.Failed() {
+			t.Fatalf("first difference in chunk %s of %s", d.ID, d.Title)
+		}
+	}
+
+	// The same chunks indexed both ways, in batches as ingest writes them.
+	open := func(fast bool) *Lexical {
+		l, err := OpenLexical(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		if !fast {
+			lexBuilders.Store(l.idx.Mapping(), (*lexDocBuilder)(nil))
+		} else if lexBuilderFor(l.idx.Mapping()) == nil {
+			t.Fatal("a new index gets no fast document builder")
+		}
+		for start := 0; start < len(docs); start += 500 {
+			if err := l.Add(docs[start:min(len(docs), start+500)]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return l
+	}
+	fast, slow := open(true), open(false)
+	fastFields, err := fast.idx.Fields()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slowFields, err := slow.idx.Fields()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(fastFields)
+	slices.Sort(slowFields)
+	if !slices.Equal(fastFields, slowFields) {
+		t.Fatalf("fields %v, want %v", fastFields, slowFields)
+	}
+	for _, f := range fastFields {
+		got, want := dictOf(t, fast, f), dictOf(t, slow, f)
+		if len(got) != len(want) {
+			t.Errorf("field %s: %d terms, want %d", f, len(got), len(want))
+		}
+		for term, n := range want {
+			if got[term] != n {
+				t.Errorf("field %s: term %q in %d chunks, want %d", f, term, got[term], n)
+			}
+		}
+	}
+	for _, q := range []string{"page tree inheritance", "faiss_Index_search", "v2.6.3 --num-ctx", "the of and", "Adobe's fonts"} {
+		g, err := fast.Search(q, 10, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := slow.Search(q, 10, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(g, w) {
+			t.Errorf("search %q: %v, want %v", q, g, w)
+		}
+	}
+}
+
+// dictOf returns field's terms with the number of chunks holding each.
+func dictOf(t *testing.T, l *Lexical, field string) map[string]uint64 {
+	t.Helper()
+	d, err := l.idx.FieldDict(field)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	out := map[string]uint64{}
+	for {
+		e, err := d.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e == nil {
+			return out
+		}
+		out[e.Term] = e.Count
+	}
+}
+
+var (
+	corpusOnce sync.Once
+	corpusDocs []LexDoc
+	corpusErr  error
+)
+
+// corpusLexDocs extracts and chunks the pdfcpu corpus as ingest does and
+// returns the lexical entries of its chunks.
+func corpusLexDocs(t testing.TB) []LexDoc {
+	t.Helper()
+	corpusOnce.Do(func() { corpusDocs, corpusErr = loadCorpusLexDocs() })
+	if corpusErr != nil {
+		t.Skip(corpusErr)
+	}
+	return corpusDocs
+}
+
+func loadCorpusLexDocs() ([]LexDoc, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/pdfcpu/pdfcpu").Output()
+	if err != nil {
+		return nil, fmt.Errorf("find the pdfcpu module: %w", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "pkg", "testdata")
+	var files []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".pdf") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no PDFs under %s", dir)
+	}
+	os.Setenv("CARREL_OCR", "off")
+	var docs []LexDoc
+	for _, p := range files {
+		src, err := ingest.File(context.Background(), p, nil)
+		if err != nil {
+			continue // no text
+		}
+		title := src.Title
+		if title == "" {
+			title = filepath.Base(p)
+		}
+		for _, parent := range chunk.Tree(src, chunk.DefaultProfiles().For(src.DocType)) {
+			for _, c := range append([]chunk.Chunk{parent.Chunk}, parent.Children...) {
+				docs = append(docs, LexDoc{ID: fmt.Sprint(len(docs)), DocID: filepath.Base(p), Title: title, Section: c.Section, Text: c.Text})
+			}
+		}
+	}
+	return docs, nil
+}
+
+// FuzzLexDoc compares the fast documents with the mapping's on any text.
+func FuzzLexDoc(f *testing.F) {
+	for _, s := range lexDocSeeds {
+		f.Add(s, "Section > "+s, s)
+	}
+	b := fastBuilder(f)
+	f.Fuzz(func(t *testing.T, text, section, title string) {
+		compareLexDoc(t, b, LexDoc{ID: "c", DocID: "d", Title: title, Section: section, Text: text})
+	})
+}
