@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -287,6 +285,20 @@ func (l *Lexical) Search(question string, k int, docIDs []string) ([]LexHit, err
 	if k <= 0 {
 		return nil, nil
 	}
+	hits, err := l.searchDirect(question, k, docIDs)
+	if errors.Is(err, errNotDirect) {
+		return l.searchBleve(question, k, docIDs)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("index: search lexical: %w", err)
+	}
+	return hits, nil
+}
+
+// searchBleve is Search through bleve's own searchers: the reference the direct search
+// (lexsearch.go) is tested against, and the way for an index it does not reproduce. The
+// caller holds l.mu.
+func (l *Lexical) searchBleve(question string, k int, docIDs []string) ([]LexHit, error) {
 	q, err := l.buildQuery(question, docIDs)
 	if err != nil {
 		return nil, fmt.Errorf("index: search lexical: %w", err)
@@ -310,12 +322,7 @@ func (l *Lexical) Search(question string, k int, docIDs []string) ([]LexHit, err
 	for i, h := range res.Hits {
 		hits[i] = LexHit{ID: h.ID, Score: h.Score}
 	}
-	slices.SortStableFunc(hits, func(a, b LexHit) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	sortHits(hits)
 	return hits, nil
 }
 

@@ -1,0 +1,163 @@
+package index
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// goSourceCorpus cuts the Go standard library's net/http sources into chunks of about 60
+// words: English comments and code identifiers, real text for both the text and the
+// code fields. Each file is a document and each declaration's name a section.
+func goSourceCorpus(t *testing.T) []LexDoc {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "net", "http", "*.go"))
+	if err != nil || len(files) < 20 {
+		t.Skipf("Go sources not found under GOROOT (%d files, %v)", len(files), err)
+	}
+	slices.Sort(files)
+	var docs []LexDoc
+	for _, f := range files[:min(len(files), 40)] {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := filepath.Base(f)
+		section := ""
+		var words []string
+		flush := func() {
+			if len(words) > 0 {
+				docs = append(docs, LexDoc{ID: fmt.Sprintf("%s-%d", doc, len(docs)), DocID: doc, Title: doc, Section: section, Text: strings.Join(words, " ")})
+				words = words[:0]
+			}
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if name, ok := strings.CutPrefix(line, "func "); ok {
+				flush()
+				section = strings.Fields(name + " x")[0]
+			}
+			words = append(words, strings.Fields(line)...)
+			if len(words) >= 60 {
+				flush()
+			}
+		}
+		flush()
+	}
+	return docs
+}
+
+// verifies the direct search returns bleve's hits with bleve's scores (to 1e-9) over a
+// real index of several segments with deleted and replaced chunks: for the dev set's
+// questions, for runs of the corpus's own words (code words among them), for questions
+// with repeated and absent words, with and without a document scope.
+func TestDirectSearchMatchesBleve(t *testing.T) {
+	docs := goSourceCorpus(t)
+	l := openLexical(t, t.TempDir())
+	for i := 0; i < len(docs); i += 300 { // one segment per batch, until merged
+		if err := l.Add(docs[i:min(i+300, len(docs))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	var gone []string
+	for range 40 {
+		gone = append(gone, docs[rng.IntN(len(docs))].ID)
+	}
+	if err := l.Delete(gone); err != nil {
+		t.Fatal(err)
+	}
+	replaced := []LexDoc{docs[3], docs[len(docs)/2]}
+	replaced[0].Text += " handler handler ServeHTTP"
+	replaced[1].Text = "a short chunk about cookies"
+	if err := l.Add(replaced); err != nil {
+		t.Fatal(err)
+	}
+
+	var queries []string
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "eval", "dev.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var q struct{ Question string }
+		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+			t.Fatal(err)
+		}
+		queries = append(queries, q.Question)
+	}
+	f.Close()
+	for range 300 {
+		w := strings.Fields(docs[rng.IntN(len(docs))].Text)
+		n := 1 + rng.IntN(14)
+		s := rng.IntN(max(1, len(w)-n+1))
+		queries = append(queries, strings.Join(w[s:min(len(w), s+n)], " "))
+	}
+	queries = append(queries,
+		"the the request request request body", "ServeHTTP ServeHTTP handler", "zyzzyva quux", "net/http.Request.Context()",
+		"How does the server close idle connections after a timeout?", "--", "?!", "",
+		"cookie jar expires max-age header parse error redirect policy transport proxy tls dial keep-alive chunked")
+
+	docIDs := []string{docs[0].DocID, docs[len(docs)-1].DocID}
+	compared, hits := 0, 0
+	for _, q := range queries {
+		for _, scope := range [][]string{nil, docIDs} {
+			for _, k := range []int{5, 30} {
+				want, err := l.searchBleve(q, k, scope)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := l.searchDirect(q, k, scope)
+				if err != nil {
+					t.Fatalf("%q: %v", q, err)
+				}
+				compared++
+				hits += len(want)
+				if msg := sameHits(got, want); msg != "" {
+					t.Errorf("%q (k=%d, scope %v): %s\n got %v\nwant %v", q, k, scope, msg, got, want)
+				}
+			}
+		}
+	}
+	if hits < compared {
+		t.Fatalf("only %d hits over %d searches: the comparison says little", hits, compared)
+	}
+}
+
+// sameHits compares two ranked lists: the same scores rank by rank, the same ids except
+// among equal scores at the end of the list (which of several tied chunks makes the cut
+// is decided by index order, and both follow it, but a last-bit difference in a long
+// sum may still reorder exact ties).
+func sameHits(got, want []LexHit) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d hits, want %d", len(got), len(want))
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+	for i := range want {
+		if !near(got[i].Score, want[i].Score) {
+			return fmt.Sprintf("hit %d scores %.12f, want %.12f", i, got[i].Score, want[i].Score)
+		}
+	}
+	for i := 0; i < len(want); {
+		j := i + 1
+		for j < len(want) && near(want[j].Score, want[i].Score) {
+			j++
+		}
+		a, b := lexIDs(got[i:j]), lexIDs(want[i:j])
+		slices.Sort(a)
+		slices.Sort(b)
+		if j < len(want) && !slices.Equal(a, b) {
+			return fmt.Sprintf("hits %d-%d are %v, want %v", i, j-1, a, b)
+		}
+		i = j
+	}
+	return ""
+}
