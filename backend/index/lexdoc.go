@@ -117,21 +117,37 @@ func newLexDocBuilder(m mapping.IndexMapping) *lexDocBuilder {
 	return &lexDocBuilder{enFilters: enAn.TokenFilters, codeFilters: codeAn.TokenFilters, opts: opts}
 }
 
-// document returns the bleve document of d.
-func (b *lexDocBuilder) document(d LexDoc) *document.Document {
-	doc := &document.Document{Fields: make([]document.Field, 0, 4)}
+// document returns the bleve document of d, analysed with sc.
+func (b *lexDocBuilder) document(d LexDoc, sc *lexScratch) *document.Document {
+	doc := &document.Document{Fields: make([]document.Field, 4, 5)}
 	doc.SetID(d.ID)
 	fields := make([]lexField, 4)
-	for i, kind := range []lexKind{lexKeyword, lexEnglish, lexEnglish, lexCode} {
-		fields[i] = lexField{b: b, kind: kind, d: &d}
-	}
-	fields[0].name, fields[0].plain = fieldDoc, len(d.DocID)
-	fields[1].name, fields[1].plain = fieldSection, len(d.Section)
-	fields[2].name, fields[2].plain = fieldText, len(d.Text)
-	fields[3].name, fields[3].plain = fieldCode, len(d.Title)+len(d.Section)+len(d.Text)
+	// One slab of frequencies for the document's fields, sized by how many
+	// distinct terms chunks have per byte (more are allocated if need be).
+	acc := lexFreqs{slab: make([]bindex.TokenFreq, 2*len(d.Text)/9+len(d.Section)/3+len(d.Title)/5+4)}
+
+	docTerm := acc.next()
+	docTerm.Term = []byte(d.DocID)
+	docTerm.SetFrequency(1)
+	fields[0] = lexField{name: fieldDoc, plain: len(d.DocID), length: 1, freqs: bindex.TokenFrequencies{d.DocID: docTerm}}
+
+	acc.start(len(d.Section)/6 + 1)
+	sc.addEnglish(b, d.Section, &acc)
+	fields[1] = lexField{name: fieldSection, plain: len(d.Section), length: acc.n, freqs: acc.m}
+
+	acc.start(len(d.Text)/11 + 1)
+	sc.addEnglish(b, d.Text, &acc)
+	fields[2] = lexField{name: fieldText, plain: len(d.Text), length: acc.n, freqs: acc.m}
+
+	acc.start((len(d.Title)+len(d.Section)+len(d.Text))/8 + 1)
+	sc.addCode(b, d.Title, &acc)
+	sc.addCode(b, d.Section, &acc)
+	sc.addCode(b, d.Text, &acc)
+	fields[3] = lexField{name: fieldCode, plain: len(d.Title) + len(d.Section) + len(d.Text), length: acc.n, freqs: acc.m}
+
 	for i := range fields {
 		fields[i].opts = b.opts[fields[i].name]
-		doc.AddField(&fields[i])
+		doc.Fields[i] = &fields[i]
 	}
 	doc.AddField(document.NewCompositeFieldWithIndexingOptions("_all", true, []string{}, lexAllExcluded,
 		bindex.IndexField|bindex.IncludeTermVectors))
@@ -139,20 +155,8 @@ func (b *lexDocBuilder) document(d LexDoc) *document.Document {
 	return doc
 }
 
-type lexKind uint8
-
-const (
-	lexKeyword lexKind = iota // the document id, one term
-	lexEnglish                // the en analyzer
-	lexCode                   // the carrel_code analyzer over title, section and text
-)
-
-// lexField is one field of a chunk's document; scorch's analysis workers call
-// Analyze.
+// lexField is one analysed field of a chunk's document.
 type lexField struct {
-	b      *lexDocBuilder
-	d      *LexDoc
-	kind   lexKind
 	name   string
 	opts   bindex.FieldIndexingOptions
 	plain  int
@@ -168,41 +172,10 @@ func (f *lexField) NumPlainTextBytes() uint64                         { return u
 func (f *lexField) EncodedFieldType() byte                            { return 't' }
 func (f *lexField) AnalyzedLength() int                               { return f.length }
 func (f *lexField) AnalyzedTokenFrequencies() bindex.TokenFrequencies { return f.freqs }
+func (f *lexField) Analyze()                                          {} // done by document
 
 func (f *lexField) Size() int {
 	return 96 + f.plain + len(f.freqs)*64
-}
-
-func (f *lexField) Analyze() {
-	switch f.kind {
-	case lexKeyword:
-		f.length = 1
-		tf := &bindex.TokenFreq{Term: []byte(f.d.DocID)}
-		tf.SetFrequency(1)
-		f.freqs = bindex.TokenFrequencies{f.d.DocID: tf}
-		return
-	}
-	sc := getLexScratch()
-	defer putLexScratch(sc)
-	var acc lexFreqs
-	switch f.kind {
-	case lexEnglish:
-		text := f.d.Text
-		if f.name == fieldSection {
-			text = f.d.Section
-		}
-		acc.init(len(text) / 8)
-		sc.addEnglish(f.b, text, &acc)
-	case lexCode:
-		acc.init((len(f.d.Title) + len(f.d.Section) + len(f.d.Text)) / 8)
-		sc.addCode(f.b, f.d.Title, &acc)
-		sc.addCode(f.b, f.d.Section, &acc)
-		sc.addCode(f.b, f.d.Text, &acc)
-	}
-	f.length, f.freqs = acc.n, acc.m
-	// The document is kept by the batch until its segment is built: drop the
-	// text it no longer needs.
-	f.d = nil
 }
 
 // lexTerm is what an analyzer's filters make of one token; keep is false
@@ -213,15 +186,25 @@ type lexTerm struct {
 	keep bool
 }
 
-// lexFreqs accumulates one field's term frequencies.
+// lexFreqs accumulates one field's term frequencies at a time.
 type lexFreqs struct {
 	m    bindex.TokenFrequencies
 	slab []bindex.TokenFreq
 	n    int // tokens kept: the field's length
 }
 
-func (a *lexFreqs) init(hint int) {
-	a.m = make(bindex.TokenFrequencies, min(hint, 512))
+// start begins a field with room for about hint terms.
+func (a *lexFreqs) start(hint int) {
+	a.m, a.n = make(bindex.TokenFrequencies, hint), 0
+}
+
+func (a *lexFreqs) next() *bindex.TokenFreq {
+	if len(a.slab) == 0 {
+		a.slab = make([]bindex.TokenFreq, 32)
+	}
+	tf := &a.slab[0]
+	a.slab = a.slab[1:]
+	return tf
 }
 
 func (a *lexFreqs) add(t lexTerm) {
@@ -230,11 +213,7 @@ func (a *lexFreqs) add(t lexTerm) {
 		tf.SetFrequency(tf.Frequency() + 1)
 		return
 	}
-	if len(a.slab) == 0 {
-		a.slab = make([]bindex.TokenFreq, 64)
-	}
-	tf := &a.slab[0]
-	a.slab = a.slab[1:]
+	tf := a.next()
 	tf.Term = t.b
 	tf.SetFrequency(1)
 	a.m[t.s] = tf
@@ -254,7 +233,7 @@ type lexScratch struct {
 	types []int
 }
 
-// lexScratches keeps the scratches between documents. Not a sync.Pool: that
+// lexScratches keeps the scratches between batches. Not a sync.Pool: that
 // drops its contents at every other garbage collection, and an ingest burst
 // collects often, so the caches would be refilled over and over.
 var lexScratches = make(chan *lexScratch, runtime.GOMAXPROCS(0))

@@ -74,7 +74,9 @@ func compareLexDoc(t testing.TB, b *lexDocBuilder, d LexDoc) {
 	if err := m.MapDocument(slow, lexRecord{Doc: d.DocID, Title: d.Title, Section: d.Section, Text: d.Text}); err != nil {
 		t.Fatal(err)
 	}
-	fast := b.document(d)
+	sc := getLexScratch()
+	defer putLexScratch(sc)
+	fast := b.document(d, sc)
 	if fast.ID() != slow.ID() || fast.Indexed() != slow.Indexed() {
 		t.Fatalf("id %q indexed %v, want %q %v", fast.ID(), fast.Indexed(), slow.ID(), slow.Indexed())
 	}

@@ -190,12 +190,17 @@ func (l *Lexical) Add(docs []LexDoc) error {
 	}
 	b := l.idx.NewBatch()
 	fast := lexBuilderFor(l.idx.Mapping())
+	var sc *lexScratch
+	if fast != nil {
+		sc = getLexScratch()
+		defer putLexScratch(sc)
+	}
 	for _, d := range docs {
 		if d.ID == "" {
 			return errors.New("index: add lexical: empty chunk id")
 		}
 		if fast != nil {
-			if err := b.IndexAdvanced(fast.document(d)); err != nil {
+			if err := b.IndexAdvanced(fast.document(d, sc)); err != nil {
 				return fmt.Errorf("index: add lexical %s: %w", d.ID, err)
 			}
 			continue
