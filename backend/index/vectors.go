@@ -39,7 +39,7 @@ type vectorsMeta struct {
 
 // Vectors is the persistent store of chunk embeddings: an exact
 // inner-product FAISS index over L2-normalised vectors, so scores are
-// cosine similarities. Past 4096 vectors a search scans an 8-bit copy kept
+// cosine similarities. Past 4096 vectors a search scans a 4-bit copy kept
 // in memory (derived at load, never saved) and re-ranks exactly: see Search.
 //
 // By default it stays flat (exact) at every size. SetIVF makes it switch to
@@ -385,15 +385,15 @@ func (v *Vectors) Remove(ids []int64) error {
 // (an empty one matches nothing). An empty store returns no hits.
 //
 // An unrestricted search of a flat store of 4096 vectors or more ranks
-// every vector through an 8-bit copy and re-scores the best few hundred
-// exactly (faiss.Index.Search): scores are exact, and the top 10 agree with
-// an exact scan at recall ≥ 0.999 on random vectors (see SearchExact).
+// every vector through a 4-bit copy and re-scores the best 2k+128 exactly
+// (faiss.Index.Search): scores are exact, and the top 10 agree with an
+// exact scan at recall ≥ 0.999 on random vectors (see SearchExact).
 func (v *Vectors) Search(q []float32, k int, allow []int64) ([]VectorHit, error) {
 	return v.search(q, k, allow, false)
 }
 
 // SearchExact is Search by an exact scan of every float vector: the
-// reference the 8-bit scan is measured against.
+// reference the 4-bit scan is measured against.
 func (v *Vectors) SearchExact(q []float32, k int) ([]VectorHit, error) {
 	return v.search(q, k, nil, true)
 }

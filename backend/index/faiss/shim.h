@@ -50,11 +50,14 @@ char* cf_remove(cf_index* ix, int64_t n, const int64_t* ids, int64_t* removed);
 
 // Searches write k results; missing results have id -1.
 char* cf_search(const cf_index* ix, const float* q, int64_t k, float* scores, int64_t* ids);
-// cf_sq8_use picks the 8-bit scan's kernels (0 auto, 1 scalar, 2 AVX2, 3
+// cf_sq4_use picks the 4-bit scan's kernels (0 auto, 1 scalar, 2 AVX2, 3
 // AVX-512 VNNI) for tests; it returns 0 if the CPU lacks it. Not for use
 // while searches run.
-int cf_sq8_use(int kernel);
-// cf_search_exact is cf_search without the 8-bit scan of large flat indexes.
+int cf_sq4_use(int kernel);
+// cf_sq4_parallel_rows sets the size from which the 4-bit scan is shared
+// with helper threads (tests and benchmarks).
+void cf_sq4_parallel_rows(int64_t rows);
+// cf_search_exact is cf_search without the 4-bit scan of large flat indexes.
 char* cf_search_exact(const cf_index* ix, const float* q, int64_t k, float* scores, int64_t* ids);
 char* cf_search_filtered(const cf_index* ix, const float* q, int64_t k,
                          const int64_t* allow, int64_t nallow,

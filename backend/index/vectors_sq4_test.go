@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// verifies that a store large enough for the 8-bit scan answers like an
+// verifies that a store large enough for the 4-bit scan answers like an
 // exact scan (recall@10 ≥ 0.95, exact scores), before and after Save and a
 // reopen, and after removing vectors.
 func TestVectorsSearchMatchesExact(t *testing.T) {
