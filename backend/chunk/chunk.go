@@ -32,6 +32,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -137,8 +138,50 @@ type Chunk struct {
 // ID is a chunk's identity: the hex SHA-256 of its text with runs of white
 // space collapsed to one space and the ends trimmed. Case is kept.
 func ID(text string) string {
-	sum := sha256.Sum256([]byte(strings.Join(strings.Fields(text), " ")))
+	bp := idBufs.Get().(*[]byte)
+	buf := normalizeSpace((*bp)[:0], text)
+	sum := sha256.Sum256(buf)
+	*bp = buf
+	idBufs.Put(bp)
 	return hex.EncodeToString(sum[:])
+}
+
+// idBufs are normalizeSpace's buffers: building the string of
+// strings.Join(strings.Fields(text), " ") for every chunk allocated as much as
+// a tenth of an ingest's garbage.
+var idBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// normalizeSpace appends to buf the words of text, as strings.Fields splits
+// them (at unicode.IsSpace; invalid UTF-8 is not space), joined by one space.
+func normalizeSpace(buf []byte, text string) []byte {
+	start := len(buf)
+	for i := 0; i < len(text); {
+		r, size := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(text[i:])
+		}
+		if unicode.IsSpace(r) {
+			i += size
+			continue
+		}
+		j := i + size
+		for j < len(text) {
+			r, size := rune(text[j]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeRuneInString(text[j:])
+			}
+			if unicode.IsSpace(r) {
+				break
+			}
+			j += size
+		}
+		if len(buf) > start {
+			buf = append(buf, ' ')
+		}
+		buf = append(buf, text[i:j]...)
+		i = j
+	}
+	return buf
 }
 
 // PageText rebuilds the text a chunk's offsets point to in doc: the tail of

@@ -2,6 +2,8 @@ package chunk
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -278,6 +280,25 @@ func TestID(t *testing.T) {
 	if len(a) != 64 {
 		t.Errorf("ID %q is not hex SHA-256", a)
 	}
+}
+
+// verifies that ID hashes exactly strings.Join(strings.Fields(text), " "), the
+// normalisation stored ids were made with, on any text.
+func FuzzID(f *testing.F) {
+	for _, s := range []string{"", " ", "a", " The  cell\nmembrane. ", "x\u00a0y\u0085z\u2003w", "bad\xff \xffutf8",
+		"\u3000全角\u3000space", "tab\tvtab\vff\fcr\r", "\uFFFD \u200b zero width"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		want := strings.Join(strings.Fields(text), " ")
+		if got := string(normalizeSpace([]byte("prefix"), text)); got != "prefix"+want {
+			t.Fatalf("normalizeSpace(%q) = %q, want %q", text, got, "prefix"+want)
+		}
+		sum := sha256.Sum256([]byte(want))
+		if got := ID(text); got != hex.EncodeToString(sum[:]) {
+			t.Fatalf("ID(%q) = %s, want the hash of %q", text, got, want)
+		}
+	})
 }
 
 func corpusDir(tb testing.TB) string {
