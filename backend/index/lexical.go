@@ -92,6 +92,9 @@ type Lexical struct {
 	// stats are the BM25 collection statistics of the index as it was last
 	// searched; nil after a write. See bm25Stats.
 	stats atomic.Pointer[bsearch.BM25Stats]
+	// terms are the last searched question's QueryTerms, read off its search
+	// (lexsearch.go): the relevance gate asks for them right after.
+	terms atomic.Pointer[termsMemo]
 }
 
 func lexMapping() (mapping.IndexMapping, error) {
@@ -492,6 +495,9 @@ func (l *Lexical) QueryTerms(question string) ([]TermWeight, error) {
 	defer l.mu.RUnlock()
 	if l.closed {
 		return nil, ErrClosed
+	}
+	if tw, ok := l.memoTerms(question); ok {
+		return tw, nil
 	}
 	an := l.idx.Mapping().AnalyzerNamed(en.AnalyzerName)
 	if an == nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bsearch "github.com/blevesearch/bleve/v2/search"
@@ -83,6 +84,9 @@ const (
 
 // qPlan is a question's query, ready to score.
 type qPlan struct {
+	// terms are the text field's distinct terms in question order with their weights,
+	// as QueryTerms gives them.
+	terms  []TermWeight
 	groups [nGroups]*qGroup
 	// core lists the groups a chunk must match one of, in bleve's order; two make a
 	// disjunction of two clauses (text or code), one stands alone.
@@ -121,6 +125,7 @@ func (l *Lexical) searchDirect(question string, k int, docIDs []string) ([]LexHi
 	if err != nil || plan == nil {
 		return nil, err
 	}
+	l.terms.Store(&termsMemo{stats: stats, question: question, terms: plan.terms})
 	var allow func(seg int, num uint32) bool
 	if len(docIDs) > 0 {
 		if allow, err = scopeOf(segs, docIDs); err != nil {
@@ -183,19 +188,56 @@ func planQuery(m *mapping.IndexMappingImpl, segs []*scorch.SegmentSnapshot, stat
 	}
 	p := &qPlan{}
 	var all []*qLeaf
+	// Each segment's dictionary of a field, opened once for all the field's terms.
+	opened := map[string][]segment.TermDictionary{}
+	dicts := func(field string, seg int) (segment.TermDictionary, error) {
+		ds, ok := opened[field]
+		if !ok {
+			ds = make([]segment.TermDictionary, len(segs))
+			opened[field] = ds
+		}
+		if ds[seg] == nil {
+			d, err := segs[seg].Segment().Dictionary(field)
+			if err != nil {
+				return nil, err
+			}
+			ds[seg] = d
+		}
+		return ds[seg], nil
+	}
+	// The text and section fields analyse the question alike: analyse it once.
+	type analysed struct{ analyzer, text string }
+	tokens := map[analysed]analysis.TokenStream{{m.AnalyzerNameForPath(fieldText), question}: terms}
 	group := func(g int, field, text string, boost float64) error {
-		a := m.AnalyzerNamed(m.AnalyzerNameForPath(field))
-		if a == nil {
-			return fmt.Errorf("no analyzer for the %s field", field)
+		name := m.AnalyzerNameForPath(field)
+		toks, ok := tokens[analysed{name, text}]
+		if !ok {
+			a := m.AnalyzerNamed(name)
+			if a == nil {
+				return fmt.Errorf("no analyzer for the %s field", field)
+			}
+			toks = a.Analyze([]byte(text))
+			tokens[analysed{name, text}] = toks
 		}
 		grp := &qGroup{index: g}
-		for _, tok := range a.Analyze([]byte(text)) {
+		for _, tok := range toks {
 			lf := &qLeaf{field: field, term: tok.Term, boost: boost}
-			if err := lf.open(segs, stats); err != nil {
+			if err := lf.open(segs, dicts, stats); err != nil {
 				return err
 			}
 			grp.leaves = append(grp.leaves, lf)
 			all = append(all, lf)
+		}
+		if g == gText {
+			seen := map[string]bool{}
+			n := uint64(stats.DocCount)
+			for _, lf := range grp.leaves {
+				if t := string(lf.term); !seen[t] {
+					seen[t] = true
+					df := float64(lf.count)
+					p.terms = append(p.terms, TermWeight{Term: t, DF: int(lf.count), IDF: math.Log(1 + (float64(n)-df+0.5)/(df+0.5))})
+				}
+			}
 		}
 		sort.Sort(qLeavesByCount(grp.leaves))
 		for _, lf := range grp.leaves {
@@ -252,10 +294,10 @@ func planQuery(m *mapping.IndexMappingImpl, segs []*scorch.SegmentSnapshot, stat
 }
 
 // open reads the term's posting lists and BM25 statistics, as bleve's term searcher does.
-func (lf *qLeaf) open(segs []*scorch.SegmentSnapshot, stats *bsearch.BM25Stats) error {
+func (lf *qLeaf) open(segs []*scorch.SegmentSnapshot, dicts func(field string, seg int) (segment.TermDictionary, error), stats *bsearch.BM25Stats) error {
 	lf.pls = make([]segment.PostingsList, len(segs))
 	for i, s := range segs {
-		d, err := s.Segment().Dictionary(lf.field)
+		d, err := dicts(lf.field, i)
 		if err != nil {
 			return fmt.Errorf("read %s terms: %w", lf.field, err)
 		}
@@ -489,4 +531,21 @@ func sortHits(hits []LexHit) {
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
+}
+
+// termsMemo is a question's QueryTerms as its search found them.
+type termsMemo struct {
+	stats    *bsearch.BM25Stats // the statistics of the index searched; replaced by a write
+	question string
+	terms    []TermWeight
+}
+
+// memoTerms returns question's QueryTerms if it was the last question searched and the
+// index has not been written since. The caller holds l.mu.
+func (l *Lexical) memoTerms(question string) ([]TermWeight, bool) {
+	m := l.terms.Load()
+	if m == nil || m.question != question || m.stats != l.stats.Load() {
+		return nil, false
+	}
+	return slices.Clone(m.terms), true
 }

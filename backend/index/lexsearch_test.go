@@ -57,7 +57,8 @@ func goSourceCorpus(t *testing.T) []LexDoc {
 // verifies the direct search returns bleve's hits with bleve's scores (to 1e-9) over a
 // real index of several segments with deleted and replaced chunks: for the dev set's
 // questions, for runs of the corpus's own words (code words among them), for questions
-// with repeated and absent words, with and without a document scope.
+// with repeated and absent words, with and without a document scope; and that the
+// question's terms kept from the search for the relevance gate are QueryTerms' own.
 func TestDirectSearchMatchesBleve(t *testing.T) {
 	docs := goSourceCorpus(t)
 	l := openLexical(t, t.TempDir())
@@ -121,6 +122,20 @@ func TestDirectSearchMatchesBleve(t *testing.T) {
 				}
 				compared++
 				hits += len(want)
+				// The relevance gate's terms, read off the search, are those
+				// QueryTerms computes afresh.
+				memo, err := l.QueryTerms(q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				l.terms.Store(nil)
+				fresh, err := l.QueryTerms(q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(memo, fresh) {
+					t.Errorf("%q: terms from the search %v, computed %v", q, memo, fresh)
+				}
 				if msg := sameHits(got, want); msg != "" {
 					t.Errorf("%q (k=%d, scope %v): %s\n got %v\nwant %v", q, k, scope, msg, got, want)
 				}

@@ -44,9 +44,9 @@ type memo struct {
 
 const (
 	noParent = math.MaxUint32
-	// maxMemoText caps the text of the parents kept (about 4000 passages of 2 KB); the
-	// cache starts over when it is reached.
-	maxMemoText = 8 << 20
+	// maxMemoText caps the text of the parents kept (about 16000 passages of 2 KB);
+	// reaching it drops a quarter of them, at random.
+	maxMemoText = 32 << 20
 )
 
 // load reads the child→parent map and the set of parents. The caller holds mu.
@@ -303,12 +303,29 @@ func (l *Library) Parents(ctx context.Context, seqs []int64) (map[int64]Chunk, e
 	m.cmu.Lock()
 	for s, p := range got {
 		out[s] = p
-		if m.parents == nil || m.textBytes+len(p.Text) > maxMemoText {
-			m.parents, m.textBytes = map[int64]Chunk{}, 0
+		if m.parents == nil {
+			m.parents = map[int64]Chunk{}
 		}
-		m.parents[s] = p
-		m.textBytes += len(p.Text) + len(p.Section) + len(p.ID) + len(p.DocID)
+		if m.textBytes+parentBytes(p) > maxMemoText {
+			// Map iteration order is random: the first quarter is a random quarter.
+			drop := len(m.parents) / 4
+			for q, c := range m.parents {
+				if drop == 0 {
+					break
+				}
+				delete(m.parents, q)
+				m.textBytes -= parentBytes(c)
+				drop--
+			}
+		}
+		if _, ok := m.parents[s]; !ok {
+			m.parents[s] = p
+			m.textBytes += parentBytes(p)
+		}
 	}
 	m.cmu.Unlock()
 	return out, nil
 }
+
+// parentBytes is about what a kept parent holds.
+func parentBytes(p Chunk) int { return len(p.Text) + len(p.Section) + len(p.ID) + len(p.DocID) + 96 }
