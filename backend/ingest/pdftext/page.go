@@ -74,17 +74,6 @@ func Open(ctx *model.Context) (*Doc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("page tree: %w", err)
 	}
-	// Objects in object streams are parsed on first use, which writes to
-	// the table: parse them all now, so that extraction only reads.
-	for nr, e := range ctx.Table {
-		if e != nil && !e.Free {
-			if _, ok := e.Object.(types.LazyObjectStreamObject); ok {
-				if _, err := ctx.Dereference(*types.NewIndirectRef(nr, *e.Generation)); err != nil {
-					e.Object = nil
-				}
-			}
-		}
-	}
 	seen := map[int]bool{}
 	var walk func(o types.Object, res types.Dict, depth int) error
 	walk = func(o types.Object, res types.Dict, depth int) error {
@@ -215,9 +204,17 @@ func (d *Doc) annotations(page types.Dict) []string {
 	return out
 }
 
-// reader dereferences objects without writing to pdfcpu's table, so that
-// goroutines can share it.
-type reader struct{ t *model.XRefTable }
+// reader dereferences objects for the goroutines extracting pages.
+//
+// An object in an object stream is parsed on first use, which writes it to
+// pdfcpu's table, so the table is read under mu and written under its write
+// lock. Parsing them all when the document is opened was a twentieth of the
+// CPU of ingesting the pdfcpu corpus, mostly for objects text never reads
+// (structure elements, annotations).
+type reader struct {
+	t  *model.XRefTable
+	mu sync.RWMutex
+}
 
 func (r *reader) deref(o types.Object) types.Object {
 	for range 8 {
@@ -225,13 +222,33 @@ func (r *reader) deref(o types.Object) types.Object {
 		if !ok {
 			return o
 		}
-		e, ok := r.t.Table[ir.ObjectNumber.Value()]
-		if !ok || e == nil || e.Free {
-			return nil
-		}
-		o = e.Object
+		o = r.object(ir.ObjectNumber.Value())
 	}
 	return nil
+}
+
+// object returns the object numbered nr, parsing it if it is still in its
+// object stream; nil if there is none or it cannot be parsed.
+func (r *reader) object(nr int) types.Object {
+	r.mu.RLock()
+	e, ok := r.t.Table[nr]
+	if !ok || e == nil || e.Free {
+		r.mu.RUnlock()
+		return nil
+	}
+	o := e.Object
+	r.mu.RUnlock()
+	if _, lazy := o.(types.LazyObjectStreamObject); !lazy {
+		return o
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, lazy := e.Object.(types.LazyObjectStreamObject); lazy {
+		if _, err := r.t.Dereference(*types.NewIndirectRef(nr, *e.Generation)); err != nil {
+			e.Object = nil
+		}
+	}
+	return e.Object
 }
 
 func (r *reader) dict(o types.Object) types.Dict {
