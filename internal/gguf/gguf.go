@@ -85,6 +85,23 @@ type Options struct {
 	// embed as zero). Texts sharing words are near; give it a vocabulary of whole words
 	// (Words) for that to hold at the word level.
 	MeanPool bool
+	// Vectors, when not nil, are pretrained embeddings of Words (Vectors[i] of Words[i],
+	// at most Width long, zero-padded): the model is then a MeanPool embedder whose
+	// whole-word pieces embed as their vectors and every other token (prefixes, letters,
+	// bytes) as zero, so a text embeds as the mean of its known words' normalised
+	// vectors. Its output projection is left out (tied to the embeddings), as an
+	// embedder never samples.
+	Vectors [][]float32
+	// WordPiece gives the model a BERT (WordPiece) vocabulary instead: [UNK], [CLS],
+	// [SEP] (at UnknownID, BOSID, EOSID) and one "▁word" token per word, nothing else.
+	// llama.cpp's WordPiece tokenizer lower-cases and splits off punctuation, and a word
+	// not in the vocabulary becomes [UNK], so a vocabulary of lower-case words covers
+	// any casing without prefix pieces. Keep it small all the same: llama.cpp computes
+	// the output projection (vocabulary × width) for every token, even when embedding.
+	WordPiece bool
+	// Width is llama.embedding_length (and the feed-forward width); 0 means [Width].
+	// It must be a multiple of 2×[Heads] (even head dimensions for RoPE).
+	Width int
 }
 
 func (o Options) withDefaults() Options {
@@ -97,6 +114,12 @@ func (o Options) withDefaults() Options {
 	if o.Words == nil {
 		o.Words = DefaultWords
 	}
+	if o.Width <= 0 {
+		o.Width = Width
+	}
+	if o.Vectors != nil {
+		o.MeanPool = true
+	}
 	return o
 }
 
@@ -108,6 +131,15 @@ func Vocab(opts Options) (tokens []string, scores []float32, types []int32) {
 		tokens = append(tokens, tok)
 		scores = append(scores, score)
 		types = append(types, typ)
+	}
+	if opts.WordPiece {
+		add("[UNK]", 0, tokenUnknown)
+		add("[CLS]", 0, tokenControl)
+		add("[SEP]", 0, tokenControl)
+		for _, w := range opts.Words {
+			add("▁"+w, 0, tokenNormal)
+		}
+		return tokens, scores, types
 	}
 	add("<unk>", 0, tokenUnknown)
 	add("<s>", 0, tokenControl)
@@ -135,6 +167,7 @@ func Vocab(opts Options) (tokens []string, scores []float32, types []int32) {
 			addNormal(string(piece[:n]))
 		}
 	}
+
 	return tokens, scores, types
 }
 
@@ -154,28 +187,44 @@ type kv struct {
 // Write writes the model described by opts to w.
 func Write(w io.Writer, opts Options) error {
 	opts = opts.withDefaults()
+	if opts.Vectors != nil && len(opts.Vectors) != len(opts.Words) {
+		return fmt.Errorf("write gguf: %d vectors for %d words", len(opts.Vectors), len(opts.Words))
+	}
+	if opts.Width%(2*Heads) != 0 {
+		return fmt.Errorf("write gguf: width %d is not a multiple of %d", opts.Width, 2*Heads)
+	}
 	tokens, scores, types := Vocab(opts)
 	nVocab := len(tokens)
+	tokenizerModel := "llama"
+	if opts.WordPiece {
+		tokenizerModel = "bert"
+	}
+	width := opts.Width
+	ffn := width * FeedForward / Width
+	w64, f64 := uint64(width), uint64(ffn)
 
 	meta := []kv{
 		{"general.architecture", "llama"},
 		{"general.name", "carrel-tiny"},
 		{"general.alignment", uint32(Alignment)},
 		{"llama.context_length", uint32(opts.ContextLength)},
-		{"llama.embedding_length", uint32(Width)},
+		{"llama.embedding_length", uint32(width)},
 		{"llama.block_count", uint32(Blocks)},
-		{"llama.feed_forward_length", uint32(FeedForward)},
+		{"llama.feed_forward_length", uint32(ffn)},
 		{"llama.attention.head_count", uint32(Heads)},
 		{"llama.attention.head_count_kv", uint32(Heads)},
-		{"llama.rope.dimension_count", uint32(RopeDims)},
+		{"llama.rope.dimension_count", uint32(width/Heads)},
 		{"llama.attention.layer_norm_rms_epsilon", float32(1e-5)},
-		{"tokenizer.ggml.model", "llama"},
+		{"tokenizer.ggml.model", tokenizerModel},
 		{"tokenizer.ggml.tokens", tokens},
 		{"tokenizer.ggml.scores", scores},
 		{"tokenizer.ggml.token_type", types},
 		{"tokenizer.ggml.bos_token_id", uint32(BOSID)},
 		{"tokenizer.ggml.eos_token_id", uint32(EOSID)},
 		{"tokenizer.ggml.unknown_token_id", uint32(UnknownID)},
+	}
+	if opts.WordPiece {
+		meta = append(meta, kv{"tokenizer.ggml.seperator_token_id", uint32(EOSID)}) // sic
 	}
 
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x63617272656c)) // "carrel"
@@ -196,25 +245,32 @@ func Write(w io.Writer, opts Options) error {
 
 	// The output projection: zero rows for special and byte tokens, larger
 	// weights for normal tokens so their logits dominate (see package doc).
-	output := make([]float32, Width*nVocab)
-	for tok := range nVocab {
-		if types[tok] != tokenNormal {
-			continue
+	var output []float32
+	if opts.Vectors == nil {
+		output = make([]float32, width*nVocab)
+		for tok := range nVocab {
+			if types[tok] != tokenNormal {
+				continue
+			}
+			copy(output[tok*width:], gauss(width, 0.5))
 		}
-		copy(output[tok*Width:], gauss(Width, 0.5))
 	}
 
+	var embd []float32
+	if opts.Vectors == nil {
+		embd = gauss(width*nVocab, 0.02)
+	}
 	tensors := []tensor{
-		{"token_embd.weight", []uint64{Width, uint64(nVocab)}, gauss(Width*nVocab, 0.02)},
-		{"output_norm.weight", []uint64{Width}, ones(Width)},
-		{"output.weight", []uint64{Width, uint64(nVocab)}, output},
+		{"token_embd.weight", []uint64{w64, uint64(nVocab)}, embd},
+		{"output_norm.weight", []uint64{w64}, ones(width)},
+		{"output.weight", []uint64{w64, uint64(nVocab)}, output},
 	}
 	// Weights of a block: random, or for a mean-pooling embedder (see Options) zero,
 	// except the first block's values and output.
 	identity := func(scale float32) []float32 {
-		out := make([]float32, Width*Width)
-		for i := range Width {
-			out[i*Width+i] = scale
+		out := make([]float32, width*width)
+		for i := range width {
+			out[i*width+i] = scale
 		}
 		return out
 	}
@@ -232,11 +288,26 @@ func Write(w io.Writer, opts Options) error {
 		}
 		return make([]float32, n)
 	}
-	if opts.MeanPool {
-		emb := gauss(Width*nVocab, 1)
+	switch {
+	case opts.Vectors != nil:
+		id := make(map[string]int, nVocab)
+		for tok, piece := range tokens {
+			id[piece] = tok
+		}
+		emb := make([]float32, width*nVocab)
+		for i, word := range opts.Words {
+			if len(opts.Vectors[i]) > width {
+				return fmt.Errorf("write gguf: vector of %q has %d dimensions, more than width %d", word, len(opts.Vectors[i]), width)
+			}
+			copy(emb[id["▁"+word]*width:], opts.Vectors[i])
+		}
+		tensors[0].data = emb
+		tensors = tensors[:2] // no output projection: llama ties it to token_embd
+	case opts.MeanPool:
+		emb := gauss(width*nVocab, 1)
 		for tok := range nVocab {
 			if types[tok] == tokenControl || types[tok] == tokenUnknown {
-				clear(emb[tok*Width : (tok+1)*Width])
+				clear(emb[tok*width : (tok+1)*width])
 			}
 		}
 		tensors[0].data = emb
@@ -244,15 +315,15 @@ func Write(w io.Writer, opts Options) error {
 	for b := range Blocks {
 		p := fmt.Sprintf("blk.%d.", b)
 		tensors = append(tensors,
-			tensor{p + "attn_norm.weight", []uint64{Width}, ones(Width)},
-			tensor{p + "attn_q.weight", []uint64{Width, Width}, weights(b, "attn_q", Width*Width)},
-			tensor{p + "attn_k.weight", []uint64{Width, Width}, weights(b, "attn_k", Width*Width)},
-			tensor{p + "attn_v.weight", []uint64{Width, Width}, weights(b, "attn_v", Width*Width)},
-			tensor{p + "attn_output.weight", []uint64{Width, Width}, weights(b, "attn_output", Width*Width)},
-			tensor{p + "ffn_norm.weight", []uint64{Width}, ones(Width)},
-			tensor{p + "ffn_gate.weight", []uint64{Width, FeedForward}, weights(b, "ffn_gate", Width*FeedForward)},
-			tensor{p + "ffn_down.weight", []uint64{FeedForward, Width}, weights(b, "ffn_down", FeedForward*Width)},
-			tensor{p + "ffn_up.weight", []uint64{Width, FeedForward}, weights(b, "ffn_up", Width*FeedForward)},
+			tensor{p + "attn_norm.weight", []uint64{w64}, ones(width)},
+			tensor{p + "attn_q.weight", []uint64{w64, w64}, weights(b, "attn_q", width*width)},
+			tensor{p + "attn_k.weight", []uint64{w64, w64}, weights(b, "attn_k", width*width)},
+			tensor{p + "attn_v.weight", []uint64{w64, w64}, weights(b, "attn_v", width*width)},
+			tensor{p + "attn_output.weight", []uint64{w64, w64}, weights(b, "attn_output", width*width)},
+			tensor{p + "ffn_norm.weight", []uint64{w64}, ones(width)},
+			tensor{p + "ffn_gate.weight", []uint64{w64, f64}, weights(b, "ffn_gate", width*ffn)},
+			tensor{p + "ffn_down.weight", []uint64{f64, w64}, weights(b, "ffn_down", ffn*width)},
+			tensor{p + "ffn_up.weight", []uint64{w64, f64}, weights(b, "ffn_up", width*ffn)},
 		)
 	}
 

@@ -1,7 +1,6 @@
 package testollama
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -65,7 +64,7 @@ float int integer integers convert conversion implicit implicitly explicit bytes
 runes encode encoded encoding decode utf unicode ascii character characters
 `)
 
-var meaningOnce sync.Map // server host → *meaningResult
+var meaningOnce sync.Map // server host and model name → *meaningResult
 
 type meaningResult struct {
 	once sync.Once
@@ -75,7 +74,13 @@ type meaningResult struct {
 // CreateMeaningModel creates [MeaningEmbedModel] on s (once per server) and returns its
 // name.
 func (s *Server) CreateMeaningModel(ctx context.Context) (string, error) {
-	v, _ := meaningOnce.LoadOrStore(s.Host, &meaningResult{})
+	return MeaningEmbedModel, s.CreateModel(ctx, MeaningEmbedModel, gguf.Options{Seed: 7, Words: meaningWords, MeanPool: true})
+}
+
+// CreateModel writes the model opts describe and creates it on s as name, once per server
+// and name (later calls return the first call's result).
+func (s *Server) CreateModel(ctx context.Context, name string, opts gguf.Options) error {
+	v, _ := meaningOnce.LoadOrStore(s.Host+" "+name, &meaningResult{})
 	r := v.(*meaningResult)
 	r.once.Do(func() {
 		bin, err := Binary()
@@ -83,18 +88,22 @@ func (s *Server) CreateMeaningModel(ctx context.Context) (string, error) {
 			r.err = err
 			return
 		}
-		var buf bytes.Buffer
-		if err := gguf.Write(&buf, gguf.Options{Seed: 7, Words: meaningWords, MeanPool: true}); err != nil {
-			r.err = err
-			return
-		}
-		if err := os.WriteFile(filepath.Join(s.dir, "meaning.gguf"), buf.Bytes(), 0o644); err != nil {
+		f, err := os.Create(filepath.Join(s.dir, name+".gguf"))
+		if err != nil {
 			r.err = fmt.Errorf("write model: %w", err)
 			return
 		}
-		r.err = create(ctx, bin, s, s.dir, MeaningEmbedModel, "FROM ./meaning.gguf\nPARAMETER num_thread 1\n")
+		err = gguf.Write(f, opts)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			r.err = fmt.Errorf("write model %s: %w", name, err)
+			return
+		}
+		r.err = create(ctx, bin, s, s.dir, name, "FROM ./"+name+".gguf\nPARAMETER num_thread 1\n")
 	})
-	return MeaningEmbedModel, r.err
+	return r.err
 }
 
 // MeaningModel creates [MeaningEmbedModel] on the shared test server and returns its
