@@ -213,7 +213,7 @@ func Write(w io.Writer, opts Options) error {
 		{"llama.feed_forward_length", uint32(ffn)},
 		{"llama.attention.head_count", uint32(Heads)},
 		{"llama.attention.head_count_kv", uint32(Heads)},
-		{"llama.rope.dimension_count", uint32(width/Heads)},
+		{"llama.rope.dimension_count", uint32(width / Heads)},
 		{"llama.attention.layer_norm_rms_epsilon", float32(1e-5)},
 		{"tokenizer.ggml.model", tokenizerModel},
 		{"tokenizer.ggml.tokens", tokens},
