@@ -26,25 +26,25 @@ func (r *Retriever) toParents(ctx context.Context, lex, vec []Ranked) (lexU, vec
 			}
 		}
 	}
-	parentOf := map[int64]int64{}
+	var ps []int64 // parents of seqs, in order: lex's children, then vec's
 	if len(seqs) > 0 {
-		ps, err := r.passagesOf(ctx, seqs)
-		if err != nil {
+		if ps, err = r.passagesOf(ctx, seqs); err != nil {
 			return nil, nil, nil, err
-		}
-		for i, s := range seqs {
-			parentOf[s] = ps[i]
 		}
 	}
 	children = make(map[int64]int64, len(seqs))
 	seen := make(map[int64]bool, len(seqs))
-	collapse := func(list []Ranked) []Ranked {
+	// collapse maps list's entries to their passages; ps holds the parents of its
+	// children in list order.
+	collapse := func(list []Ranked, ps []int64) []Ranked {
 		clear(seen)
 		out := make([]Ranked, 0, len(list))
+		j := 0
 		for _, e := range list {
 			key := e.Seq
 			if !e.Parent {
-				p := parentOf[e.Seq]
+				p := ps[j]
+				j++
 				switch {
 				case p < 0: // index ahead of the store (e.g. a document being removed)
 					continue
@@ -64,8 +64,15 @@ func (r *Retriever) toParents(ctx context.Context, lex, vec []Ranked) (lexU, vec
 		}
 		return out
 	}
-	vecU = collapse(vec)
-	lexU = collapse(lex)
+	nLex := 0
+	for _, e := range lex {
+		if !e.Parent {
+			nLex++
+		}
+	}
+	// The vector list first: its children are the ones a hit is shown by.
+	vecU = collapse(vec, ps[nLex:])
+	lexU = collapse(lex, ps[:nLex])
 	return lexU, vecU, children, nil
 }
 

@@ -287,16 +287,16 @@ func specificWords(query string) func(term string) bool {
 // Fuse merges a lexical and a vector list with Reciprocal Rank Fusion. Vector-only entries
 // scoring below minVector are dropped. With one list empty the other's order is kept.
 func Fuse(lex, vec []Ranked, minVector float64) []Hit {
-	bySeq := map[int64]*Hit{}
-	var order []*Hit
+	at := make(map[int64]int, len(lex)+len(vec)) // seq → index in out
+	out := make([]Hit, 0, len(lex)+len(vec))
 	get := func(seq int64) *Hit {
-		h, ok := bySeq[seq]
+		i, ok := at[seq]
 		if !ok {
-			h = &Hit{Chunk: library.Chunk{Seq: seq}}
-			bySeq[seq] = h
-			order = append(order, h)
+			i = len(out)
+			at[seq] = i
+			out = append(out, Hit{Chunk: library.Chunk{Seq: seq}})
 		}
-		return h
+		return &out[i]
 	}
 	for i, r := range lex {
 		h := get(r.Seq)
@@ -304,15 +304,15 @@ func Fuse(lex, vec []Ranked, minVector float64) []Hit {
 		h.Score += 1 / float64(RRFK+i+1)
 	}
 	for i, r := range vec {
-		if _, seen := bySeq[r.Seq]; !seen && r.Score < minVector {
+		if _, seen := at[r.Seq]; !seen && r.Score < minVector {
 			continue
 		}
 		h := get(r.Seq)
 		h.VectorRank, h.VectorScore = i+1, r.Score
 		h.Score += 1 / float64(RRFK+i+1)
 	}
-	out := make([]Hit, 0, len(order))
-	for _, h := range order {
+	for i := range out {
+		h := &out[i]
 		switch {
 		case h.LexicalRank > 0 && h.VectorRank > 0:
 			h.MatchType = MatchHybrid
@@ -321,7 +321,6 @@ func Fuse(lex, vec []Ranked, minVector float64) []Hit {
 		default:
 			h.MatchType = MatchFullText
 		}
-		out = append(out, *h)
 	}
 	// Stable, so that ties keep the lexical list's order.
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
