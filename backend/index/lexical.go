@@ -18,6 +18,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/whitespace"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -340,42 +341,27 @@ func (l *Lexical) searchBleve(question string, k int, docIDs []string) ([]LexHit
 // how far the background merger has got (measured: dev-set MRR@10 0.729 with
 // 1500-chunk batches, 0.701 with 500). Counting distinct terms once across
 // segments scores an index as if it were fully merged, whatever its layout. The
-// count walks every field's dictionary, so it is kept until the next write.
+// count reads every field's terms (countStats), so it is kept until the next write.
 func (l *Lexical) bm25Stats() (*bsearch.BM25Stats, error) {
 	if s := l.stats.Load(); s != nil {
 		return s, nil
 	}
-	n, err := l.idx.DocCount()
+	ix, err := l.idx.Advanced()
 	if err != nil {
-		return nil, fmt.Errorf("count chunks: %w", err)
+		return nil, fmt.Errorf("count terms: %w", err)
 	}
-	fields, err := l.idx.Fields()
+	r, err := ix.Reader()
 	if err != nil {
-		return nil, fmt.Errorf("list fields: %w", err)
+		return nil, fmt.Errorf("count terms: %w", err)
 	}
-	s := &bsearch.BM25Stats{DocCount: float64(n), FieldCardinality: make(map[string]int, len(fields)+2)}
-	// Scope filters search the document ids and "*" (no field); bleve gives
-	// them the dictionary's count too, 0 for "*", so they score as before.
-	s.FieldCardinality["*"] = 0
-	for _, f := range append(fields, "_id") {
-		d, err := l.idx.FieldDict(f)
-		if err != nil {
-			return nil, fmt.Errorf("read %s terms: %w", f, err)
-		}
-		terms := 0
-		for {
-			e, err := d.Next()
-			if err != nil {
-				d.Close()
-				return nil, fmt.Errorf("read %s terms: %w", f, err)
-			}
-			if e == nil {
-				break
-			}
-			terms++
-		}
-		d.Close()
-		s.FieldCardinality[f] = terms
+	defer r.Close()
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		return nil, fmt.Errorf("count terms: not a scorch index (%T)", r)
+	}
+	s, err := countStats(snap)
+	if err != nil {
+		return nil, err
 	}
 	l.stats.Store(s)
 	return s, nil

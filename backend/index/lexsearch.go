@@ -549,3 +549,90 @@ func (l *Lexical) memoTerms(question string) ([]TermWeight, bool) {
 	}
 	return slices.Clone(m.terms), true
 }
+
+// countStats counts the BM25 statistics of bm25Stats over snap: its chunks and, for
+// every field, the distinct terms of all its segments together (as bleve's FieldDict
+// lists them, terms of deleted chunks included until a merge drops them). It reads
+// each segment's term dictionary without the posting count bleve's FieldDict reads for
+// every term: at 100k chunks 150 ms -> 80 ms, paid by the first search after a write.
+func countStats(snap *scorch.IndexSnapshot) (*bsearch.BM25Stats, error) {
+	n, err := snap.DocCount()
+	if err != nil {
+		return nil, fmt.Errorf("count chunks: %w", err)
+	}
+	fields, err := snap.Fields()
+	if err != nil {
+		return nil, fmt.Errorf("list fields: %w", err)
+	}
+	s := &bsearch.BM25Stats{DocCount: float64(n), FieldCardinality: make(map[string]int, len(fields)+2)}
+	// Scope filters search the document ids and "*" (no field); bleve gives
+	// them the dictionary's count too, 0 for "*", so they score as before.
+	s.FieldCardinality["*"] = 0
+	segs := snap.Segments()
+	for _, f := range append(fields, "_id") {
+		if len(segs) == 1 {
+			d, err := segs[0].Segment().Dictionary(f)
+			if err != nil {
+				return nil, fmt.Errorf("read %s terms: %w", f, err)
+			}
+			s.FieldCardinality[f] = d.Cardinality()
+			continue
+		}
+		// Each dictionary lists its terms in order: merge them, counting each once.
+		type cursor struct {
+			it   segment.DictionaryIterator
+			term string
+		}
+		var cs []cursor
+		next := func(c *cursor) (bool, error) {
+			e, err := c.it.Next()
+			if err != nil || e == nil {
+				return false, err
+			}
+			c.term = e.Term
+			return true, nil
+		}
+		for _, seg := range segs {
+			d, err := seg.Segment().Dictionary(f)
+			if err != nil {
+				return nil, fmt.Errorf("read %s terms: %w", f, err)
+			}
+			c := cursor{it: d.AutomatonIterator(nil, nil, nil)}
+			if o, ok := d.(interface {
+				AutomatonIteratorOmitCount(segment.Automaton, []byte, []byte) segment.DictionaryIterator
+			}); ok {
+				c.it = o.AutomatonIteratorOmitCount(nil, nil, nil)
+			}
+			ok, err := next(&c)
+			if err != nil {
+				return nil, fmt.Errorf("read %s terms: %w", f, err)
+			}
+			if ok {
+				cs = append(cs, c)
+			}
+		}
+		distinct := 0
+		for len(cs) > 0 {
+			least := cs[0].term
+			for _, c := range cs[1:] {
+				least = min(least, c.term)
+			}
+			distinct++
+			for i := 0; i < len(cs); {
+				if cs[i].term != least {
+					i++
+					continue
+				}
+				ok, err := next(&cs[i])
+				if err != nil {
+					return nil, fmt.Errorf("read %s terms: %w", f, err)
+				}
+				if !ok {
+					cs = append(cs[:i], cs[i+1:]...)
+				}
+			}
+		}
+		s.FieldCardinality[f] = distinct
+	}
+	return s, nil
+}

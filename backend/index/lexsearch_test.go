@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -175,4 +176,60 @@ func sameHits(got, want []LexHit) string {
 		i = j
 	}
 	return ""
+}
+
+// verifies the BM25 statistics counted from the segments' dictionaries are those of
+// bleve's FieldDict (every field's distinct terms across segments, deleted chunks'
+// terms included until merged away), on one segment and on several with deletions.
+func TestCountStatsMatchesFieldDict(t *testing.T) {
+	docs := goSourceCorpus(t)[:900]
+	one := openLexical(t, t.TempDir())
+	if err := one.Add(docs); err != nil {
+		t.Fatal(err)
+	}
+	many := openLexical(t, t.TempDir())
+	for i := 0; i < len(docs); i += 100 {
+		if err := many.Add(docs[i : i+100]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := many.Delete([]string{docs[1].ID, docs[500].ID, docs[899].ID}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []*Lexical{one, many} {
+		got, err := l.bm25Stats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := l.idx.DocCount()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fields, err := l.idx.Fields()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]int{"*": 0}
+		for _, f := range append(fields, "_id") {
+			d, err := l.idx.FieldDict(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[f] = 0 // "_id" is listed twice, as bm25Stats lists it
+			for {
+				e, err := d.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e == nil {
+					break
+				}
+				want[f]++
+			}
+			d.Close()
+		}
+		if got.DocCount != float64(n) || !maps.Equal(got.FieldCardinality, want) || want[fieldText] == 0 {
+			t.Errorf("stats %v %v, FieldDict %d %v", got.DocCount, got.FieldCardinality, n, want)
+		}
+	}
 }
