@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -122,28 +123,28 @@ func (b *lexDocBuilder) document(d LexDoc, sc *lexScratch) *document.Document {
 	doc := &document.Document{Fields: make([]document.Field, 4, 5)}
 	doc.SetID(d.ID)
 	fields := make([]lexField, 4)
-	// One slab of frequencies for the document's fields, sized by how many
-	// distinct terms chunks have per byte (more are allocated if need be).
-	acc := lexFreqs{slab: make([]bindex.TokenFreq, 2*len(d.Text)/9+len(d.Section)/3+len(d.Title)/5+4)}
-
-	docTerm := acc.next()
-	docTerm.Term = []byte(d.DocID)
+	docTerm := &bindex.TokenFreq{Term: []byte(d.DocID)}
 	docTerm.SetFrequency(1)
 	fields[0] = lexField{name: fieldDoc, plain: len(d.DocID), length: 1, freqs: bindex.TokenFrequencies{d.DocID: docTerm}}
 
-	acc.start(len(d.Section)/6 + 1)
-	sc.addEnglish(b, d.Section, &acc)
-	fields[1] = lexField{name: fieldSection, plain: len(d.Section), length: acc.n, freqs: acc.m}
-
-	acc.start(len(d.Text)/11 + 1)
-	sc.addEnglish(b, d.Text, &acc)
-	fields[2] = lexField{name: fieldText, plain: len(d.Text), length: acc.n, freqs: acc.m}
-
-	acc.start((len(d.Title)+len(d.Section)+len(d.Text))/8 + 1)
-	sc.addCode(b, d.Title, &acc)
-	sc.addCode(b, d.Section, &acc)
-	sc.addCode(b, d.Text, &acc)
-	fields[3] = lexField{name: fieldCode, plain: len(d.Title) + len(d.Section) + len(d.Text), length: acc.n, freqs: acc.m}
+	// The English fields and the code field are built side by side, from
+	// one pass over each value. The frequencies' slabs are sized by how many
+	// distinct terms chunks have per byte (0.08 in the text field, 0.11 in
+	// the code field); more are allocated if need be.
+	sc.trim()
+	var en, code lexFreqs
+	codeLen := len(d.Title) + len(d.Section) + len(d.Text)
+	code.slab = make([]bindex.TokenFreq, codeLen/8+4)
+	code.start(codeLen/8 + 1)
+	sc.addCode(b, d.Title, &code)
+	en.slab = make([]bindex.TokenFreq, len(d.Section)/3+len(d.Text)/11+4)
+	en.start(len(d.Section)/6 + 1)
+	sc.addText(b, d.Section, &en, &code)
+	fields[1] = lexField{name: fieldSection, plain: len(d.Section), length: en.n, freqs: en.m}
+	en.start(len(d.Text)/11 + 1)
+	sc.addText(b, d.Text, &en, &code)
+	fields[2] = lexField{name: fieldText, plain: len(d.Text), length: en.n, freqs: en.m}
+	fields[3] = lexField{name: fieldCode, plain: codeLen, length: code.n, freqs: code.m}
 
 	for i := range fields {
 		fields[i].opts = b.opts[fields[i].name]
@@ -228,9 +229,33 @@ const lexCacheMax = 1 << 16
 type lexScratch struct {
 	en    map[string]lexTerm // word segment -> en term
 	code  map[string]lexTerm // whitespace-delimited word -> code term
+	words map[string]lexWord // word between ASCII white space -> its terms
 	buf   []byte
 	segs  [][]byte
 	types []int
+	terms []lexTerm
+}
+
+// lexWord is what the two analyzers make of a word between ASCII white
+// space: its en terms, then its code terms. codeStops says the code field's
+// tokenizer stops inside it (at an invalid or replacement rune).
+type lexWord struct {
+	terms     []lexTerm
+	en        int // terms[:en] are the en terms
+	codeStops bool
+}
+
+// trim empties the caches that are full.
+func (sc *lexScratch) trim() {
+	if len(sc.en) >= lexCacheMax {
+		clear(sc.en)
+	}
+	if len(sc.code) >= lexCacheMax {
+		clear(sc.code)
+	}
+	if len(sc.words) >= lexCacheMax/2 {
+		clear(sc.words)
+	}
 }
 
 // lexScratches keeps the scratches between batches. Not a sync.Pool: that
@@ -243,7 +268,7 @@ func getLexScratch() *lexScratch {
 	case sc := <-lexScratches:
 		return sc
 	default:
-		return &lexScratch{en: make(map[string]lexTerm, 1024), code: make(map[string]lexTerm, 1024)}
+		return &lexScratch{en: make(map[string]lexTerm, 1024), code: make(map[string]lexTerm, 1024), words: make(map[string]lexWord, 1024)}
 	}
 }
 
@@ -254,11 +279,10 @@ func putLexScratch(sc *lexScratch) {
 	}
 }
 
-// addEnglish adds the en analyzer's terms of text to acc. Its tokenizer is
-// bleve's unicode one: the segmenter's words of any type but None.
-func (sc *lexScratch) addEnglish(b *lexDocBuilder, text string, acc *lexFreqs) {
+// englishTerms appends the en analyzer's terms of text to out.
+func (sc *lexScratch) englishTerms(b *lexDocBuilder, text string, out []lexTerm) []lexTerm {
 	if text == "" {
-		return
+		return out
 	}
 	sc.buf = append(sc.buf[:0], text...)
 	segs, types, _, _ := segment.SegmentWordsDirect(sc.buf, sc.segs[:0], sc.types[:0])
@@ -269,34 +293,128 @@ func (sc *lexScratch) addEnglish(b *lexDocBuilder, text string, acc *lexFreqs) {
 		t, ok := sc.en[string(seg)]
 		if !ok {
 			t = filterToken(b.enFilters, seg)
-			if len(sc.en) >= lexCacheMax {
-				clear(sc.en)
-			}
 			sc.en[string(seg)] = t
 		}
 		if t.keep {
-			acc.add(t)
+			out = append(out, t)
 		}
 	}
 	clear(segs) // do not keep the text alive through the scratch
 	sc.segs, sc.types = segs[:0], types[:0]
+	return out
 }
 
-// addCode adds the carrel_code analyzer's terms of text to acc. Its tokenizer is
-// bleve's whitespace one: runs of runes that are not unicode.IsSpace, up to
-// the first invalid or replacement rune, where it stops.
+// addText adds the en terms of text to en and its code terms to code, as
+// the two analyzers would, from the cached analysis of each word between
+// ASCII white space: a word's segmentation by the unicode tokenizer does not
+// depend on what lies beyond the white space around it, except for a word
+// starting with a mark or format character, which the segmenter joins to
+// the white space before it (such words are segmented with it). Words are
+// not split at other white space, which the segmenter may join (U+202F is
+// a connector to it).
+func (sc *lexScratch) addText(b *lexDocBuilder, text string, en, code *lexFreqs) {
+	if !utf8.ValidString(text) {
+		// Both tokenizers stop at the first invalid byte, the unicode one
+		// even inside a word: analyse the whole text, uncached.
+		sc.terms = sc.englishTerms(b, text, sc.terms[:0])
+		for _, t := range sc.terms {
+			en.add(t)
+		}
+		sc.terms, _ = sc.codeTerms(b, text, sc.terms[:0])
+		for _, t := range sc.terms {
+			code.add(t)
+		}
+		return
+	}
+	codeOn := true
+	for i := 0; i < len(text); {
+		if isASCIISpace(text[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(text) && !isASCIISpace(text[j]) {
+			j++
+		}
+		w := text[i:j]
+		if r, _ := utf8.DecodeRuneInString(w); r >= utf8.RuneSelf && joinsBefore(r) {
+			// Segmented with the white space before it; not cached.
+			k := i
+			for k > 0 && isASCIISpace(text[k-1]) {
+				k--
+			}
+			sc.terms = sc.englishTerms(b, text[k:j], sc.terms[:0])
+			for _, t := range sc.terms {
+				en.add(t)
+			}
+			if codeOn {
+				var stop bool
+				sc.terms, stop = sc.codeTerms(b, w, sc.terms[:0])
+				for _, t := range sc.terms {
+					code.add(t)
+				}
+				codeOn = !stop
+			}
+			i = j
+			continue
+		}
+		lw, ok := sc.words[w]
+		if !ok {
+			terms := sc.englishTerms(b, w, sc.terms[:0])
+			n := len(terms)
+			terms, stop := sc.codeTerms(b, w, terms)
+			sc.terms = terms
+			lw = lexWord{terms: slices.Clone(terms), en: n, codeStops: stop}
+			sc.words[strings.Clone(w)] = lw // not a slice of the chunk's text
+		}
+		for _, t := range lw.terms[:lw.en] {
+			en.add(t)
+		}
+		if codeOn {
+			for _, t := range lw.terms[lw.en:] {
+				code.add(t)
+			}
+			codeOn = !lw.codeStops
+		}
+		i = j
+	}
+}
+
+func isASCIISpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
+
+// joinsBefore reports whether r may be a mark, format character or emoji
+// modifier, which word segmentation keeps with the character before it.
+func joinsBefore(r rune) bool {
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc, unicode.Cf) || r >= 0x1F3FB && r <= 0x1F3FF
+}
+
+// addCode adds the carrel_code analyzer's terms of text to acc.
 func (sc *lexScratch) addCode(b *lexDocBuilder, text string, acc *lexFreqs) {
+	var terms []lexTerm
+	terms, _ = sc.codeTerms(b, text, sc.terms[:0])
+	for _, t := range terms {
+		acc.add(t)
+	}
+	sc.terms = terms
+}
+
+// codeTerms appends the carrel_code analyzer's terms of text to out. Its
+// tokenizer is bleve's whitespace one: runs of runes that are not
+// unicode.IsSpace, up to the first invalid or replacement rune, where it
+// stops; stopped says it did.
+func (sc *lexScratch) codeTerms(b *lexDocBuilder, text string, out []lexTerm) (_ []lexTerm, stopped bool) {
 	start, end := 0, 0
 	for i := 0; i < len(text); {
 		c := text[i]
 		size := 1
 		var space bool
 		if c < utf8.RuneSelf {
-			space = c == ' ' || (c >= '\t' && c <= '\r')
+			space = isASCIISpace(c)
 		} else {
 			var r rune
 			r, size = utf8.DecodeRuneInString(text[i:])
 			if r == utf8.RuneError {
+				stopped = true
 				break
 			}
 			space = unicode.IsSpace(r)
@@ -305,7 +423,7 @@ func (sc *lexScratch) addCode(b *lexDocBuilder, text string, acc *lexFreqs) {
 			end = i + size
 		} else {
 			if end > start {
-				sc.codeWord(b, text[start:end], acc)
+				out = sc.codeWord(b, text[start:end], out)
 			}
 			start = i + size
 			end = start
@@ -313,22 +431,21 @@ func (sc *lexScratch) addCode(b *lexDocBuilder, text string, acc *lexFreqs) {
 		i += size
 	}
 	if end > start {
-		sc.codeWord(b, text[start:end], acc)
+		out = sc.codeWord(b, text[start:end], out)
 	}
+	return out, stopped
 }
 
-func (sc *lexScratch) codeWord(b *lexDocBuilder, w string, acc *lexFreqs) {
+func (sc *lexScratch) codeWord(b *lexDocBuilder, w string, out []lexTerm) []lexTerm {
 	t, ok := sc.code[w]
 	if !ok {
 		t = filterToken(b.codeFilters, []byte(w))
-		if len(sc.code) >= lexCacheMax {
-			clear(sc.code)
-		}
 		sc.code[strings.Clone(w)] = t // not a slice of the chunk's text
 	}
 	if t.keep {
-		acc.add(t)
+		out = append(out, t)
 	}
+	return out
 }
 
 // filterToken runs filters over raw as the only token of a stream.

@@ -137,6 +137,9 @@ var lexDocSeeds = []string{
 	"3.14 1,000 can't O'Neil's U.S.A. e-mail co-operate 東京都 ひらがな カタカナ 한국어 ﷺ",
 	"running runs ran easily fairly generalizations (((", "'s ’s ＇s s's ''",
 	"a.b.c,d;e:f!g?h", "()", "f()) g(() [x] {y} <z>", "x\x00y", "\u200b\u200d zero\u200bwidth",
+	"abc\u202fdef 3\u202f000 \u202f", "a \u0301b \u0301abc e\u0301 c\u0308d", "x\u200d y \u200dz \u00adsoft",
+	"👍🏻 x 🏻y 🇺🇸🇬🇧 \U0001F1FA\U0001F1F8x", "word\u00a0word\u2003em\u3000ideo", "a. b: c' d, 1. 2, x'",
+	"\u0301 starts", "tail \u0301", "мир, Ελλάδα's ΣΊΣΥΦΟΣ", "\u05d0\"\u05d1 \u05d0'",
 }
 
 // verifies the fast documents on hand-picked words: possessives, final sigma,
@@ -307,5 +310,40 @@ func FuzzLexDoc(f *testing.F) {
 	b := fastBuilder(f)
 	f.Fuzz(func(t *testing.T, text, section, title string) {
 		compareLexDoc(t, b, LexDoc{ID: "c", DocID: "d", Title: title, Section: section, Text: text})
+	})
+}
+
+// BenchmarkLexDocuments analyses the corpus's chunks for the index, through
+// the fast path (fast) and through bleve's mapping and analyzers (mapping).
+//
+//	go test ./backend/index -run '^$' -bench LexDocuments
+func BenchmarkLexDocuments(b *testing.B) {
+	docs := corpusLexDocs(b)
+	fb := fastBuilder(b)
+	m, err := lexMapping()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("fast", func(b *testing.B) {
+		sc := getLexScratch()
+		defer putLexScratch(sc)
+		for range b.N {
+			for _, d := range docs {
+				fb.document(d, sc)
+			}
+		}
+	})
+	b.Run("mapping", func(b *testing.B) {
+		for range b.N {
+			for _, d := range docs {
+				doc := document.NewDocument(d.ID)
+				if err := m.MapDocument(doc, lexRecord{Doc: d.DocID, Title: d.Title, Section: d.Section, Text: d.Text}); err != nil {
+					b.Fatal(err)
+				}
+				for _, f := range doc.Fields {
+					f.Analyze()
+				}
+			}
+		}
 	})
 }
