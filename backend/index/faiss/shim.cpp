@@ -273,9 +273,11 @@ void sq4_train(cf_index* ix, const float* x, int64_t n) {
             sq[j] += static_cast<double>(r[j]) * r[j];
         }
     }
-    ix->lo.assign(d, 0);
-    ix->inv_step.assign(d, 0);
-    ix->step.assign(d, 0);
+    // Padded with zeros to whole 64-dimension groups for sq4_encode.
+    const size_t padded = 2 * sq4_stride(d);
+    ix->lo.assign(padded, 0);
+    ix->inv_step.assign(padded, 0);
+    ix->step.assign(padded, 0);
     for (int j = 0; j < d; j++) {
         const double mean = sum[j] / n;
         const double var = std::max(0.0, sq[j] / n - mean * mean);
@@ -291,25 +293,42 @@ void sq4_train(cf_index* ix, const float* x, int64_t n) {
     ix->trained_rows = n;
 }
 
-// sq4_encode writes the codes of n rows into dst (n * stride bytes).
+// sq4_encode writes the codes of n rows into dst (n * stride bytes). The
+// loops over a whole 64-dimension group have a constant trip count and
+// branch-free clamps (maxps/minps semantics: a NaN lands on level 0), so
+// the compiler vectorises them: a load or a retraining re-encodes every
+// row.
 void sq4_encode(const cf_index* ix, const float* x, int64_t n, uint8_t* dst) {
-    const int d = ix->map->d;
-    const size_t stride = sq4_stride(d);
+    const size_t d = static_cast<size_t>(ix->map->d);
+    const size_t stride = sq4_stride(ix->map->d);
     const float* lo = ix->lo.data();
     const float* inv = ix->inv_step.data();
-    // fmaxf/fminf clamp a NaN to level 0; truncation is floor once >= 0.
-    auto level = [&](const float* r, size_t j) -> uint8_t {
-        if (j >= static_cast<size_t>(d)) {
-            return 0;
-        }
-        return static_cast<uint8_t>(std::fminf(std::fmaxf((r[j] - lo[j]) * inv[j], 0.0f), 15.0f));
-    };
+    float pad[64];
     for (int64_t i = 0; i < n; i++) {
         const float* r = x + i * d;
         uint8_t* o = dst + i * stride;
-        for (size_t b = 0; b < stride; b++) {
-            const size_t j = b / 32 * 64 + b % 32; // see sq4_byte
-            o[b] = static_cast<uint8_t>(level(r, j) | level(r, j + 32) << 4);
+        for (size_t g = 0; g < stride / 32; g++) {
+            const size_t j0 = g * 64;
+            const float* src = r + j0;
+            if (j0 + 64 > d) { // the last, partial group (lo and inv are 0 past d)
+                std::memset(pad, 0, sizeof pad);
+                if (j0 < d) {
+                    std::memcpy(pad, src, (d - j0) * sizeof(float));
+                }
+                src = pad;
+            }
+            const float* l = lo + j0;
+            const float* iv = inv + j0;
+            uint8_t c[64];
+            for (size_t t = 0; t < 64; t++) {
+                float v = (src[t] - l[t]) * iv[t];
+                v = v > 0 ? v : 0;
+                v = v < 15 ? v : 15;
+                c[t] = static_cast<uint8_t>(static_cast<int>(v));
+            }
+            for (size_t t = 0; t < 32; t++) {
+                o[g * 32 + t] = static_cast<uint8_t>(c[t] | c[t + 32] << 4);
+            }
         }
     }
 }
@@ -676,9 +695,13 @@ public:
     // Try to run job on the caller and the helpers; false if they are busy.
     bool run(sq4_job& job) {
         std::unique_lock<std::mutex> lk(mu_);
-        if (job_ != nullptr || helpers_ == 0) {
+        // busy_ and not job_: the pool is taken until its caller has seen
+        // the helpers leave, else a second caller's job could keep active_
+        // above zero while the first one waits for it to fall.
+        if (busy_ || helpers_ == 0) {
             return false;
         }
+        busy_ = true;
         job_ = &job;
         gen_++;
         lk.unlock();
@@ -687,6 +710,7 @@ public:
         lk.lock();
         job_ = nullptr; // helpers that wake now find nothing to join
         done_.wait(lk, [&] { return active_ == 0; });
+        busy_ = false;
         return true;
     }
 
@@ -733,6 +757,7 @@ private:
     std::mutex mu_;
     std::condition_variable cv_, done_;
     sq4_job* job_ = nullptr;
+    bool busy_ = false;
     uint64_t gen_ = 0;
     int active_ = 0;
     int helpers_ = 0;
@@ -797,25 +822,8 @@ void sq4_search(const cf_index* ix, const float* q, int64_t k, float* scores,
     using P = std::pair<float, idx_t>;
     std::vector<P> best(cand.size());
     const float* xb = flat->get_xb();
-    auto row_of = [&](size_t i) { return static_cast<idx_t>(cand[i] & 0xffffffffu); };
-    // The rows are scattered over the whole float array, mostly out of
-    // cache: fetch a few ahead so that their misses overlap.
-    constexpr size_t kAhead = 4;
-    const size_t row_bytes = static_cast<size_t>(d) * sizeof(float);
-    auto prefetch = [&](size_t i) {
-        const char* p = reinterpret_cast<const char*>(xb + row_of(i) * d);
-        for (size_t o = 0; o < row_bytes; o += 64) {
-            __builtin_prefetch(p + o);
-        }
-    };
-    for (size_t i = 0; i < std::min(kAhead, cand.size()); i++) {
-        prefetch(i);
-    }
     for (size_t i = 0; i < cand.size(); i++) {
-        if (i + kAhead < cand.size()) {
-            prefetch(i + kAhead);
-        }
-        const idx_t row = row_of(i);
+        const idx_t row = static_cast<idx_t>(cand[i] & 0xffffffffu);
         best[i] = {sq4_fdot(q, xb + row * d, static_cast<size_t>(d)), row};
     }
     const int64_t m = std::min<int64_t>(k, static_cast<int64_t>(best.size()));
