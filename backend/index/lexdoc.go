@@ -3,13 +3,15 @@ package index
 import (
 	"bytes"
 	"encoding/json"
-	"runtime"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/character"
@@ -118,6 +120,21 @@ func newLexDocBuilder(m mapping.IndexMapping) *lexDocBuilder {
 	return &lexDocBuilder{enFilters: enAn.TokenFilters, codeFilters: codeAn.TokenFilters, opts: opts}
 }
 
+// addTo adds the documents of docs to b.
+func (b *lexDocBuilder) addTo(batch *bleve.Batch, docs []LexDoc) error {
+	sc := getLexScratch()
+	defer putLexScratch(sc)
+	for _, d := range docs {
+		if d.ID == "" {
+			return errors.New("index: add lexical: empty chunk id")
+		}
+		if err := batch.IndexAdvanced(b.document(d, sc)); err != nil {
+			return fmt.Errorf("index: add lexical %s: %w", d.ID, err)
+		}
+	}
+	return nil
+}
+
 // document returns the bleve document of d, analysed with sc.
 func (b *lexDocBuilder) document(d LexDoc, sc *lexScratch) *document.Document {
 	doc := &document.Document{Fields: make([]document.Field, 4, 5)}
@@ -220,15 +237,14 @@ func (a *lexFreqs) add(t lexTerm) {
 	a.m[t.s] = tf
 }
 
-// lexCacheMax bounds each cache of a scratch; a full cache starts over. The
-// pdfcpu corpus's chunks have 25k distinct words and 40k distinct
-// whitespace-delimited ones.
+// lexCacheMax bounds each cache of the scratch; a full cache starts over.
+// All the pdfcpu corpus's chunks have 27k distinct word segments and 46k
+// distinct words between ASCII white space, which the caches hold in 19 MB.
 const lexCacheMax = 1 << 16
 
-// lexScratch is one analysis worker's caches and buffers.
+// lexScratch is the analysis's caches and buffers.
 type lexScratch struct {
 	en    map[string]lexTerm // word segment -> en term
-	code  map[string]lexTerm // whitespace-delimited word -> code term
 	words map[string]lexWord // word between ASCII white space -> its terms
 	buf   []byte
 	segs  [][]byte
@@ -250,34 +266,30 @@ func (sc *lexScratch) trim() {
 	if len(sc.en) >= lexCacheMax {
 		clear(sc.en)
 	}
-	if len(sc.code) >= lexCacheMax {
-		clear(sc.code)
-	}
-	if len(sc.words) >= lexCacheMax/2 {
+	if len(sc.words) >= lexCacheMax {
 		clear(sc.words)
 	}
 }
 
-// lexScratches keeps the scratches between batches. Not a sync.Pool: that
-// drops its contents at every other garbage collection, and an ingest burst
-// collects often, so the caches would be refilled over and over.
-var lexScratches = make(chan *lexScratch, runtime.GOMAXPROCS(0))
+// There is one scratch, kept between batches (its caches fill as a library
+// is ingested) and taken by one batch at a time: with one per concurrent
+// batch, each cache missed every word once, and a miss (segmenting,
+// stemming) costs as much as many hits. Batches still build their segments
+// concurrently.
+var (
+	lexScratchMu  sync.Mutex
+	lexTheScratch *lexScratch
+)
 
 func getLexScratch() *lexScratch {
-	select {
-	case sc := <-lexScratches:
-		return sc
-	default:
-		return &lexScratch{en: make(map[string]lexTerm, 1024), code: make(map[string]lexTerm, 1024), words: make(map[string]lexWord, 1024)}
+	lexScratchMu.Lock()
+	if lexTheScratch == nil {
+		lexTheScratch = &lexScratch{en: make(map[string]lexTerm, 1024), words: make(map[string]lexWord, 1024)}
 	}
+	return lexTheScratch
 }
 
-func putLexScratch(sc *lexScratch) {
-	select {
-	case lexScratches <- sc:
-	default:
-	}
-}
+func putLexScratch(*lexScratch) { lexScratchMu.Unlock() }
 
 // englishTerms appends the en analyzer's terms of text to out.
 func (sc *lexScratch) englishTerms(b *lexDocBuilder, text string, out []lexTerm) []lexTerm {
@@ -437,12 +449,9 @@ func (sc *lexScratch) codeTerms(b *lexDocBuilder, text string, out []lexTerm) (_
 }
 
 func (sc *lexScratch) codeWord(b *lexDocBuilder, w string, out []lexTerm) []lexTerm {
-	t, ok := sc.code[w]
-	if !ok {
-		t = filterToken(b.codeFilters, []byte(w))
-		sc.code[strings.Clone(w)] = t // not a slice of the chunk's text
-	}
-	if t.keep {
+	// Not cached: code words are met once per word of the words cache, and
+	// in titles, which are short.
+	if t := filterToken(b.codeFilters, []byte(w)); t.keep {
 		out = append(out, t)
 	}
 	return out

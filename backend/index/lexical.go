@@ -193,25 +193,19 @@ func (l *Lexical) Add(docs []LexDoc) error {
 		return nil
 	}
 	b := l.idx.NewBatch()
-	fast := lexBuilderFor(l.idx.Mapping())
-	var sc *lexScratch
-	if fast != nil {
-		sc = getLexScratch()
-		defer putLexScratch(sc)
-	}
-	for _, d := range docs {
-		if d.ID == "" {
-			return errors.New("index: add lexical: empty chunk id")
+	if fast := lexBuilderFor(l.idx.Mapping()); fast != nil {
+		if err := fast.addTo(b, docs); err != nil {
+			return err
 		}
-		if fast != nil {
-			if err := b.IndexAdvanced(fast.document(d, sc)); err != nil {
+	} else {
+		for _, d := range docs {
+			if d.ID == "" {
+				return errors.New("index: add lexical: empty chunk id")
+			}
+			rec := lexRecord{Doc: d.DocID, Title: d.Title, Section: d.Section, Text: d.Text}
+			if err := b.Index(d.ID, rec); err != nil {
 				return fmt.Errorf("index: add lexical %s: %w", d.ID, err)
 			}
-			continue
-		}
-		rec := lexRecord{Doc: d.DocID, Title: d.Title, Section: d.Section, Text: d.Text}
-		if err := b.Index(d.ID, rec); err != nil {
-			return fmt.Errorf("index: add lexical %s: %w", d.ID, err)
 		}
 	}
 	l.stats.Store(nil)
