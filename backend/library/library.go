@@ -436,25 +436,52 @@ func (l *Library) Counts(ctx context.Context) (docs, chunks int, err error) {
 	return docs, chunks, nil
 }
 
-// Seqs returns the chunk seqs of the given documents.
+// Seqs returns the chunk seqs of the given documents. A document's seqs read since the
+// last write of passages come from memory: a scoped search asks for them every time.
 func (l *Library) Seqs(ctx context.Context, docIDs []string) ([]int64, error) {
 	if len(docIDs) == 0 {
 		return nil, nil
 	}
-	args := make([]any, len(docIDs))
-	for i, id := range docIDs {
-		args[i] = id
+	m := &l.memo
+	m.mu.RLock() // a writer of passages holds mu across its commit and the forgetting
+	defer m.mu.RUnlock()
+	var out []int64
+	for _, id := range docIDs {
+		m.cmu.Lock()
+		seqs, ok := m.seqs[id]
+		m.cmu.Unlock()
+		if !ok {
+			var err error
+			if seqs, err = l.chunkSeqs(ctx, id); err != nil {
+				return nil, err
+			}
+			m.cmu.Lock()
+			if m.seqs == nil || m.seqsN+len(seqs) > maxMemoSeqs {
+				m.seqs, m.seqsN = map[string][]int64{}, 0
+			}
+			m.seqs[id] = seqs
+			m.seqsN += len(seqs)
+			m.cmu.Unlock()
+		}
+		out = append(out, seqs...)
 	}
-	rows, err := l.db.QueryContext(ctx, `SELECT seq FROM chunks WHERE doc_id IN (?`+strings.Repeat(",?", len(docIDs)-1)+`)`, args...)
+	return out, nil
+}
+
+// maxMemoSeqs caps the seqs Seqs keeps (8 MB); past it they start over.
+const maxMemoSeqs = 1 << 20
+
+func (l *Library) chunkSeqs(ctx context.Context, docID string) ([]int64, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT seq FROM chunks WHERE doc_id = ?`, docID)
 	if err != nil {
-		return nil, fmt.Errorf("read chunk seqs: %w", err)
+		return nil, fmt.Errorf("read chunk seqs of %s: %w", docID, err)
 	}
 	defer rows.Close()
-	var out []int64
+	out := []int64{} // not nil: a document without chunks is kept too
 	for rows.Next() {
 		var s int64
 		if err := rows.Scan(&s); err != nil {
-			return nil, fmt.Errorf("read chunk seqs: %w", err)
+			return nil, fmt.Errorf("read chunk seqs of %s: %w", docID, err)
 		}
 		out = append(out, s)
 	}

@@ -34,8 +34,12 @@ type memo struct {
 	parents   map[int64]Chunk
 	textBytes int
 	docs      map[string]Document // cleared by every write to documents or their chunks
-	counts    [2]int
-	countsOK  bool
+	// seqs are documents' children's seqs (Seqs, a scoped search's allow list), by
+	// document; cleared by every write of passages, and read and filled under mu.
+	seqs     map[string][]int64
+	seqsN    int
+	counts   [2]int
+	countsOK bool
 	// gen counts those clearings: a reader keeps a document or the counts it read
 	// only if no clearing happened since it looked, so a row read before a write is
 	// never kept after it.
@@ -142,6 +146,9 @@ type change struct {
 // apply records a committed change. The caller holds mu.
 func (m *memo) apply(c change) {
 	m.forgetDocs()
+	m.cmu.Lock()
+	m.seqs, m.seqsN = nil, 0
+	m.cmu.Unlock()
 	if !m.loaded || m.huge {
 		return
 	}

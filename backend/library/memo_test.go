@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -82,6 +83,25 @@ func TestMemoFollowsWrites(t *testing.T) {
 	}
 	check(a1, true)
 	check(b, true)
+	// seqs says the children of ps are exactly the scope of docIDs.
+	seqs := func(ps []Parent, docIDs ...string) {
+		t.Helper()
+		var want []int64
+		for _, p := range ps {
+			for _, c := range p.Children {
+				want = append(want, c.Seq)
+			}
+		}
+		got, err := l.Seqs(ctx, docIDs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("seqs of %v: %v, want %v", docIDs, got, want)
+		}
+	}
+	seqs(append(slices.Clone(a1), b...), "a", "b")
 	if d, c, err := l.Counts(ctx); err != nil || d != 2 || c != 10 {
 		t.Fatalf("counts %d %d %v, want 2 10", d, c, err)
 	}
@@ -97,6 +117,7 @@ func TestMemoFollowsWrites(t *testing.T) {
 	check(a1, false)
 	check(a2, true)
 	check(b, true)
+	seqs(a2, "a")
 	if d, c, err := l.Counts(ctx); err != nil || d != 2 || c != 6 {
 		t.Fatalf("counts after re-chunking %d %d %v, want 2 6", d, c, err)
 	}
@@ -120,6 +141,7 @@ func TestMemoFollowsWrites(t *testing.T) {
 	}
 	check(b, false)
 	check(a2, true)
+	seqs(a2, "a", "b")
 	if _, err := l.Document(ctx, "b"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("deleted document b read back: %v", err)
 	}
