@@ -1,0 +1,180 @@
+// Command evalglove measures vector and hybrid retrieval with a real (if weak) embedding
+// model on a machine that cannot download a neural one: the pdfcpu corpus embedded by the
+// mean of GloVe 6B 100d word vectors (internal/glove) through the real test Ollama, then
+// `carrel eval` on the dev questions in every mode. It prints one line per mode:
+//
+//	eval embed=glove-mean mode=M n=N hit@1=… hit@5=… hit@10=… mrr@10=… unanswerable_correct=…
+//
+// and, for calibrating min_vector_score, one line per question kind with the cosine of
+// its questions' best vector hits (measured with min_vector_score -1):
+//
+//	calibrate kind=K best_vector_scores=s1,s2,…
+//
+// Embedding the corpus takes minutes (about 7,700 children); -library keeps the embedded
+// library for the next run, which then skips the ingest.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/carrel-app/carrel/backend/retrieve"
+	"github.com/carrel-app/carrel/cli"
+	"github.com/carrel-app/carrel/internal/glove"
+	"github.com/carrel-app/carrel/internal/testollama"
+)
+
+const model = "glove-mean"
+
+func main() {
+	lib := flag.String("library", "", "library folder to keep between runs (default: a temporary one)")
+	words := flag.Int("words", 50000, "vocabulary: the most frequent plain words of GloVe")
+	qa := flag.String("qa", "testdata/eval/dev.jsonl", "questions in the eval format")
+	flag.Parse()
+	if err := run(*lib, *words, *qa); err != nil {
+		fmt.Fprintln(os.Stderr, "evalglove:", err)
+		os.Exit(1)
+	}
+}
+
+func run(lib string, words int, qa string) error {
+	ctx := context.Background()
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	tgz, err := glove.Fetch(ctx, filepath.Join(cache, "carrel-test", "glove"))
+	if err != nil {
+		return err
+	}
+	vocab, err := glove.Load(tgz, words)
+	if err != nil {
+		return err
+	}
+	srv, err := testollama.StartEmptyServer(ctx, "", nil)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	if err := srv.CreateModel(ctx, model, glove.Model(vocab)); err != nil {
+		return err
+	}
+	if lib == "" {
+		if lib, err = os.MkdirTemp("", "carrel-evalglove-*"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(lib)
+	}
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/pdfcpu/pdfcpu").Output()
+	if err != nil {
+		return fmt.Errorf("find pdfcpu module: %w", err)
+	}
+	corpus := filepath.Join(strings.TrimSpace(string(out)), "pkg", "testdata")
+	carrel := func(args ...string) ([]byte, error) {
+		var stdout, stderr bytes.Buffer
+		base := []string{"--library", lib, "--ollama-host", srv.Host, "--embed-model", model}
+		if _, code, err := cli.Run(append(base, args...), cli.Env{Stdout: &stdout, Stderr: &stderr}); code != 0 {
+			return nil, fmt.Errorf("carrel %s: exit %d: %v\n%s", strings.Join(args, " "), code, err, stderr.String())
+		}
+		return stdout.Bytes(), nil
+	}
+	began := time.Now()
+	if _, err := carrel("ingest", corpus); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "evalglove: library %s ingested and embedded in %s\n", lib, time.Since(began).Round(time.Second))
+
+	for _, mode := range []string{"lexical", "vector", "hybrid"} {
+		raw, err := carrel("eval", "--json", "--mode", mode, qa)
+		if err != nil {
+			return err
+		}
+		var r retrieve.EvalResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return fmt.Errorf("eval %s: %w", mode, err)
+		}
+		fmt.Printf("eval embed=%s mode=%s n=%d hit@1=%.3f hit@5=%.3f hit@10=%.3f mrr@10=%.3f unanswerable_correct=%.3f\n",
+			model, r.Mode, r.N, r.Hit1, r.Hit5, r.Hit10, r.MRR10, r.UnanswerableCorrect)
+	}
+	return calibrate(lib, qa, carrel)
+}
+
+// calibrate prints the best vector score of each question, by kind, with nothing dropped.
+func calibrate(lib, qa string, carrel func(...string) ([]byte, error)) error {
+	cfg := filepath.Join(lib, "config.json")
+	old, err := os.ReadFile(cfg)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	conf := map[string]any{}
+	if len(old) > 0 {
+		if err := json.Unmarshal(old, &conf); err != nil {
+			return fmt.Errorf("read %s: %w", cfg, err)
+		}
+	}
+	conf["min_vector_score"] = -1
+	b, _ := json.Marshal(conf)
+	if err := os.WriteFile(cfg, b, 0o644); err != nil {
+		return err
+	}
+	defer func() {
+		if old == nil {
+			os.Remove(cfg)
+		} else {
+			os.WriteFile(cfg, old, 0o644)
+		}
+	}()
+	f, err := os.Open(qa)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	byKind := map[string][]float64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var q struct{ Question, Kind string }
+		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+			return fmt.Errorf("%s: %w", qa, err)
+		}
+		raw, err := carrel("search", "--json", "--mode", "vector", "--k", "1", q.Question)
+		if err != nil {
+			return err
+		}
+		var hits []struct {
+			VectorScore float64 `json:"vector_score"`
+		}
+		if err := json.Unmarshal(raw, &hits); err != nil {
+			return fmt.Errorf("search: %w", err)
+		}
+		best := 0.0
+		if len(hits) > 0 {
+			best = hits[0].VectorScore
+		}
+		byKind[q.Kind] = append(byKind[q.Kind], best)
+	}
+	kinds := make([]string, 0, len(byKind))
+	for k := range byKind {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		s := byKind[k]
+		sort.Float64s(s)
+		parts := make([]string, len(s))
+		for i, v := range s {
+			parts[i] = fmt.Sprintf("%.3f", v)
+		}
+		fmt.Printf("calibrate kind=%s best_vector_scores=%s\n", k, strings.Join(parts, ","))
+	}
+	return sc.Err()
+}
