@@ -27,8 +27,9 @@ import (
 // over each record, analyse the chunk text twice through token streams of
 // pointers, allocate every term, stem every word again, and give the code
 // field three separate frequency maps that zapx merges. Here each word's
-// analysis is looked up in a per-worker cache (a word's analysis depends on the
-// word alone), and each field's frequencies go into one map.
+// analysis is looked up in a cache kept across batches (a word's analysis
+// depends on the word alone; see addText), and each field's frequencies go
+// into one map.
 //
 // The result is the document the mapping would make, as the segment sees it:
 // the same fields with the same options, lengths, terms and frequencies (the
@@ -120,7 +121,7 @@ func newLexDocBuilder(m mapping.IndexMapping) *lexDocBuilder {
 	return &lexDocBuilder{enFilters: enAn.TokenFilters, codeFilters: codeAn.TokenFilters, opts: opts}
 }
 
-// addTo adds the documents of docs to b.
+// addTo adds the documents of docs to batch.
 func (b *lexDocBuilder) addTo(batch *bleve.Batch, docs []LexDoc) error {
 	sc := getLexScratch()
 	defer putLexScratch(sc)
