@@ -502,6 +502,7 @@ func (e *Engine) IngestFiles(ctx context.Context, paths []string, workers int, p
 	if err := lb.flush(e); err != nil && firstErr == nil {
 		firstErr = fmt.Errorf("index: %w", err)
 	}
+	index.DropWordCache() // the burst is over: give its memory back
 	if firstErr == nil {
 		firstErr = ctx.Err()
 	}

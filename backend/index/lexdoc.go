@@ -292,6 +292,15 @@ func getLexScratch() *lexScratch {
 
 func putLexScratch(*lexScratch) { lexScratchMu.Unlock() }
 
+// DropWordCache frees the word caches lexical writes keep between batches
+// (up to about 25 MB after a large library), for the end of an ingest burst;
+// the next write starts them again.
+func DropWordCache() {
+	lexScratchMu.Lock()
+	lexTheScratch = nil
+	lexScratchMu.Unlock()
+}
+
 // englishTerms appends the en analyzer's terms of text to out.
 func (sc *lexScratch) englishTerms(b *lexDocBuilder, text string, out []lexTerm) []lexTerm {
 	if text == "" {

@@ -347,3 +347,18 @@ func BenchmarkLexDocuments(b *testing.B) {
 		}
 	})
 }
+
+// verifies that DropWordCache frees the words the writes cached, and that
+// documents built after it are still the mapping's.
+func TestDropWordCache(t *testing.T) {
+	b := fastBuilder(t)
+	compareLexDoc(t, b, LexDoc{ID: "1", DocID: "d", Text: "hello cached words"})
+	DropWordCache()
+	sc := getLexScratch()
+	n := len(sc.words)
+	putLexScratch(sc)
+	if n != 0 {
+		t.Fatalf("%d words cached after DropWordCache", n)
+	}
+	compareLexDoc(t, b, LexDoc{ID: "2", DocID: "d", Text: "hello cached words again"})
+}
