@@ -10,6 +10,9 @@
 //
 //	calibrate kind=K best_vector_scores=s1,s2,…
 //
+// and the output of `carrel cache calibrate` on the answer cache's question pairs, each
+// line prefixed "cache".
+//
 // Embedding the corpus takes minutes (about 7,700 children); -library keeps the embedded
 // library for the next run, which then skips the ingest.
 package main
@@ -21,6 +24,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,7 +98,7 @@ func run(lib string, words int, qa string) error {
 	}
 	fmt.Fprintf(os.Stderr, "evalglove: library %s ingested and embedded in %s\n", lib, time.Since(began).Round(time.Second))
 
-	for _, mode := range []string{"lexical", "vector", "hybrid"} {
+	eval := func(mode, minScore string) error {
 		raw, err := carrel("eval", "--json", "--mode", mode, qa)
 		if err != nil {
 			return err
@@ -103,14 +107,49 @@ func run(lib string, words int, qa string) error {
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return fmt.Errorf("eval %s: %w", mode, err)
 		}
-		fmt.Printf("eval embed=%s mode=%s n=%d hit@1=%.3f hit@5=%.3f hit@10=%.3f mrr@10=%.3f unanswerable_correct=%.3f\n",
-			model, r.Mode, r.N, r.Hit1, r.Hit5, r.Hit10, r.MRR10, r.UnanswerableCorrect)
+		fmt.Printf("eval embed=%s mode=%s min_vector_score=%s n=%d hit@1=%.3f hit@5=%.3f hit@10=%.3f mrr@10=%.3f unanswerable_correct=%.3f\n",
+			model, r.Mode, minScore, r.N, r.Hit1, r.Hit5, r.Hit10, r.MRR10, r.UnanswerableCorrect)
+		return nil
 	}
-	return calibrate(lib, qa, carrel)
+	for _, mode := range []string{"lexical", "vector", "hybrid"} {
+		if err := eval(mode, "default"); err != nil {
+			return err
+		}
+	}
+	var threshold float64
+	err = withConfig(lib, map[string]any{"min_vector_score": -1}, func() error {
+		threshold, err = calibrate(qa, carrel)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	// The README's rule: just above the unanswerable questions' best vector scores.
+	err = withConfig(lib, map[string]any{"min_vector_score": threshold}, func() error {
+		for _, mode := range []string{"vector", "hybrid"} {
+			if err := eval(mode, fmt.Sprintf("%.2f", threshold)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// The answer cache's threshold, from the same model: paraphrase and different-question
+	// pairs (backend/cache/testdata/pairs.jsonl).
+	raw, err := carrel("cache", "calibrate", "backend/cache/testdata/pairs.jsonl")
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		fmt.Println("cache", strings.TrimSpace(line))
+	}
+	return nil
 }
 
-// calibrate prints the best vector score of each question, by kind, with nothing dropped.
-func calibrate(lib, qa string, carrel func(...string) ([]byte, error)) error {
+// withConfig runs fn with the library's config.json overlaid with set, then restores it.
+func withConfig(lib string, set map[string]any, fn func() error) error {
 	cfg := filepath.Join(lib, "config.json")
 	old, err := os.ReadFile(cfg)
 	if err != nil && !os.IsNotExist(err) {
@@ -122,7 +161,9 @@ func calibrate(lib, qa string, carrel func(...string) ([]byte, error)) error {
 			return fmt.Errorf("read %s: %w", cfg, err)
 		}
 	}
-	conf["min_vector_score"] = -1
+	for k, v := range set {
+		conf[k] = v
+	}
 	b, _ := json.Marshal(conf)
 	if err := os.WriteFile(cfg, b, 0o644); err != nil {
 		return err
@@ -134,9 +175,16 @@ func calibrate(lib, qa string, carrel func(...string) ([]byte, error)) error {
 			os.WriteFile(cfg, old, 0o644)
 		}
 	}()
+	return fn()
+}
+
+// calibrate prints the best vector score of each question by kind (run it with nothing
+// dropped) and returns the threshold the README's rule gives: the highest unanswerable
+// question's best score, rounded up to the next hundredth.
+func calibrate(qa string, carrel func(...string) ([]byte, error)) (float64, error) {
 	f, err := os.Open(qa)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer f.Close()
 	byKind := map[string][]float64{}
@@ -144,17 +192,17 @@ func calibrate(lib, qa string, carrel func(...string) ([]byte, error)) error {
 	for sc.Scan() {
 		var q struct{ Question, Kind string }
 		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-			return fmt.Errorf("%s: %w", qa, err)
+			return 0, fmt.Errorf("%s: %w", qa, err)
 		}
 		raw, err := carrel("search", "--json", "--mode", "vector", "--k", "1", q.Question)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		var hits []struct {
 			VectorScore float64 `json:"vector_score"`
 		}
 		if err := json.Unmarshal(raw, &hits); err != nil {
-			return fmt.Errorf("search: %w", err)
+			return 0, fmt.Errorf("search: %w", err)
 		}
 		best := 0.0
 		if len(hits) > 0 {
@@ -176,5 +224,9 @@ func calibrate(lib, qa string, carrel func(...string) ([]byte, error)) error {
 		}
 		fmt.Printf("calibrate kind=%s best_vector_scores=%s\n", k, strings.Join(parts, ","))
 	}
-	return sc.Err()
+	top := 0.0
+	for _, v := range byKind["unanswerable"] {
+		top = max(top, v)
+	}
+	return math.Ceil(top*100+1e-9) / 100, sc.Err()
 }
