@@ -91,11 +91,27 @@ type Lexical struct {
 	idx    bleve.Index
 	closed bool
 	// stats are the BM25 collection statistics of the index as it was last
-	// searched; nil after a write. See bm25Stats.
-	stats atomic.Pointer[bsearch.BM25Stats]
+	// searched, valid while writes is the count they were taken at. See bm25Stats.
+	stats  atomic.Pointer[lexStats]
+	writes atomic.Uint64 // batches written; counted once each batch is searchable
 	// terms are the last searched question's QueryTerms, read off its search
 	// (lexsearch.go): the relevance gate asks for them right after.
 	terms atomic.Pointer[termsMemo]
+}
+
+// lexStats are BM25 statistics and the write count they were taken at: a search that
+// read the index before a write must not leave its statistics in place after it.
+type lexStats struct {
+	writes uint64
+	s      *bsearch.BM25Stats
+}
+
+// current returns the kept statistics if no write happened since they were taken.
+func (l *Lexical) current() *bsearch.BM25Stats {
+	if e := l.stats.Load(); e != nil && e.writes == l.writes.Load() {
+		return e.s
+	}
+	return nil
 }
 
 func lexMapping() (mapping.IndexMapping, error) {
@@ -208,7 +224,7 @@ func (l *Lexical) Add(docs []LexDoc) error {
 			}
 		}
 	}
-	l.stats.Store(nil)
+	defer l.writes.Add(1)
 	if err := l.idx.Batch(b); err != nil {
 		return fmt.Errorf("index: add lexical: %w", err)
 	}
@@ -233,7 +249,7 @@ func (l *Lexical) deleteLocked(ids []string) error {
 	for _, id := range ids {
 		b.Delete(id)
 	}
-	l.stats.Store(nil)
+	defer l.writes.Add(1)
 	if err := l.idx.Batch(b); err != nil {
 		return fmt.Errorf("index: delete lexical: %w", err)
 	}
@@ -337,9 +353,12 @@ func (l *Lexical) searchBleve(question string, k int, docIDs []string) ([]LexHit
 // segments scores an index as if it were fully merged, whatever its layout. The
 // count reads every field's terms (countStats), so it is kept until the next write.
 func (l *Lexical) bm25Stats() (*bsearch.BM25Stats, error) {
-	if s := l.stats.Load(); s != nil {
+	if s := l.current(); s != nil {
 		return s, nil
 	}
+	// Read before the snapshot: statistics of a snapshot older than a write that
+	// completes meanwhile are kept under the older count, so the next search recounts.
+	writes := l.writes.Load()
 	ix, err := l.idx.Advanced()
 	if err != nil {
 		return nil, fmt.Errorf("count terms: %w", err)
@@ -357,7 +376,7 @@ func (l *Lexical) bm25Stats() (*bsearch.BM25Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.stats.Store(s)
+	l.stats.Store(&lexStats{writes: writes, s: s})
 	return s, nil
 }
 

@@ -544,7 +544,7 @@ type termsMemo struct {
 // index has not been written since. The caller holds l.mu.
 func (l *Lexical) memoTerms(question string) ([]TermWeight, bool) {
 	m := l.terms.Load()
-	if m == nil || m.question != question || m.stats != l.stats.Load() {
+	if m == nil || m.question != question || m.stats != l.current() {
 		return nil, false
 	}
 	return slices.Clone(m.terms), true
