@@ -144,7 +144,7 @@ func main() {
 			fail(err)
 		}
 		// Exact answers (a scan of every float vector) for a sample of the queries,
-		// to report the recall of the search that is timed (the 8-bit scan with
+		// to report the recall of the search that is timed (the 4-bit scan with
 		// exact re-rank, or IVF with -ivf).
 		nr := min(len(qvecs), 100)
 		exact := make([][]index.VectorHit, nr)
@@ -153,7 +153,7 @@ func main() {
 				fail(err)
 			}
 		}
-		what := "8-bit scan + exact re-rank"
+		what := "4-bit scan + exact re-rank"
 		if *ivfMin > 0 {
 			t := time.Now()
 			if err := vec.SetIVF(*ivfMin, *nprobeDiv); err != nil {
