@@ -153,9 +153,7 @@ func TestLexDocSeeds(t *testing.T) {
 }
 
 // verifies that every chunk of the pdfcpu corpus gets, through the fast path,
-// the terms, frequencies and lengths bleve's mapping gives it, and that an
-// index built from them holds the same dictionaries as one built through the
-// mapping.
+// the terms, frequencies and lengths bleve's mapping gives it.
 func TestLexDocCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("extracts the pdfcpu corpus")
@@ -168,67 +166,53 @@ func TestLexDocCorpus(t *testing.T) {
 			t.Fatalf("first difference in chunk %s of %s", d.ID, d.Title)
 		}
 	}
+}
 
-	// The same chunks indexed both ways, in batches as ingest writes them.
-	open := func(fast bool) *Lexical {
-		l, err := OpenLexical(t.TempDir())
+// verifies that the lexical index Add builds is the same every time: two indexes of
+// the corpus's chunks, written in ingest's batches, hold the same terms in the same
+// numbers of chunks. (The fast documents failed this: see lexFastDocuments.)
+func TestLexicalBuildsAlike(t *testing.T) {
+	if testing.Short() {
+		t.Skip("extracts the pdfcpu corpus")
+	}
+	docs := corpusLexDocs(t)
+	build := func() *Lexical {
+		dir := t.TempDir()
+		l, err := OpenLexical(dir)
 		if err != nil {
 			t.Fatal(err)
-		}
-		t.Cleanup(func() { l.Close() })
-		if !fast {
-			lexBuilders.Store(l.idx.Mapping(), (*lexDocBuilder)(nil))
-		} else if lexBuilderFor(l.idx.Mapping()) == nil {
-			t.Fatal("a new index gets no fast document builder")
 		}
 		for start := 0; start < len(docs); start += 500 {
 			if err := l.Add(docs[start:min(len(docs), start+500)]); err != nil {
 				t.Fatal(err)
 			}
 		}
+		if err := l.Close(); err != nil { // settles the merger
+			t.Fatal(err)
+		}
+		if l, err = OpenLexical(dir); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
 		return l
 	}
-	fast, slow := open(true), open(false)
-	fastFields, err := fast.idx.Fields()
-	if err != nil {
-		t.Fatal(err)
-	}
-	slowFields, err := slow.idx.Fields()
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(fastFields)
-	slices.Sort(slowFields)
-	if !slices.Equal(fastFields, slowFields) {
-		t.Fatalf("fields %v, want %v", fastFields, slowFields)
-	}
-	for _, f := range fastFields {
-		got, want := dictOf(t, fast, f), dictOf(t, slow, f)
+	a, b := build(), build()
+	for _, f := range []string{fieldText, fieldSection, fieldCode, fieldDoc} {
+		got, want := dictOf(t, a, f), dictOf(t, b, f)
 		if len(got) != len(want) {
-			t.Errorf("field %s: %d terms, want %d", f, len(got), len(want))
+			t.Errorf("field %s: %d terms, then %d", f, len(got), len(want))
 		}
+		bad := 0
 		for term, n := range want {
 			if got[term] != n {
-				t.Errorf("field %s: term %q in %d chunks, want %d", f, term, got[term], n)
+				if bad++; bad <= 5 {
+					t.Errorf("field %s: term %q in %d chunks, then %d", f, term, got[term], n)
+				}
 			}
-		}
-	}
-	for _, q := range []string{"page tree inheritance", "faiss_Index_search", "v2.6.3 --num-ctx", "the of and", "Adobe's fonts"} {
-		g, err := fast.Search(q, 10, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, err := slow.Search(q, 10, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(g, w) {
-			t.Errorf("search %q: %v, want %v", q, g, w)
 		}
 	}
 }
 
-// dictOf returns field's terms with the number of chunks holding each.
 func dictOf(t *testing.T, l *Lexical, field string) map[string]uint64 {
 	t.Helper()
 	d, err := l.idx.FieldDict(field)
