@@ -65,13 +65,9 @@ var (
 	lexBuilders sync.Map // mapping.IndexMapping -> *lexDocBuilder
 )
 
-// lexFastDocuments turns the fast documents on for Add. They are off: two indexes
-// built from the same chunks through them differ (13k-21k of the pdfcpu corpus's terms
-// counted in other numbers of chunks, seen under -race, with the documents themselves
-// equal to the mapping's at build time; the cause is not found yet), while bleve's own
-// path builds the same index every time. The builder stays, tested document by
-// document, for when it is.
-const lexFastDocuments = false
+// lexFastDocuments turns the fast documents on for Add. TestLexDocIndexMatchesMapping
+// checks that an index built through them holds what bleve's mapping builds.
+const lexFastDocuments = true
 
 // lexBuilderFor returns the document builder for an index with mapping m, or
 // nil if m is not lexMapping's (an index made by an older version keeps the
