@@ -10,23 +10,31 @@ import (
 	"github.com/carrel-app/carrel/internal/testcorpus"
 )
 
-// verifies a scanned PDF is ingested through OCR, its OCR pages reported in the Result
-// and kept in the document's info, searchable by a word only the scan holds; and that
-// removing the document removes its info.
-func TestIngestScannedPDF(t *testing.T) {
+// ingestScan opens an engine on a new library with no Ollama and ingests the corpus's
+// scanned PDF through real Tesseract.
+func ingestScan(t *testing.T) (*Engine, Result) {
+	t.Helper()
 	if _, err := exec.LookPath("tesseract"); err != nil {
 		t.Fatal("tesseract is not installed: run `go tool task setup:test` (apt install tesseract-ocr)")
 	}
-	ctx := context.Background()
 	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer eng.Close()
-	res, err := eng.IngestFile(ctx, testcorpus.File(t, "Wonderwall.pdf"), nil)
+	t.Cleanup(func() { eng.Close() })
+	res, err := eng.IngestFile(context.Background(), testcorpus.File(t, "Wonderwall.pdf"), nil)
 	if err != nil || res.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", res, err)
 	}
+	return eng, res
+}
+
+// verifies a scanned PDF is ingested through OCR, its OCR pages reported in the Result
+// and kept in the document's info, searchable by a word only the scan holds; and that
+// removing the document removes its info.
+func TestIngestScannedPDF(t *testing.T) {
+	ctx := context.Background()
+	eng, res := ingestScan(t)
 	if len(res.OCRPages) < 4 || res.OCRPages[0] != 1 {
 		t.Errorf("OCRPages = %v", res.OCRPages)
 	}

@@ -4,32 +4,22 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/carrel-app/carrel/backend/library"
-	"github.com/carrel-app/carrel/internal/testcorpus"
 )
 
 // verifies a scanned document whose word boxes were lost (as one OCR'd before boxes
 // were kept) is listed as missing them, regains them by a re-read with real Tesseract
 // (same boxes, same page texts, same passages), and is re-read automatically only once.
 func TestRereadRestoresOCRWords(t *testing.T) {
-	if _, err := exec.LookPath("tesseract"); err != nil {
-		t.Fatal("tesseract is not installed: run `go tool task setup:test` (apt install tesseract-ocr)")
-	}
 	ctx := context.Background()
-	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	res, err := eng.IngestFile(ctx, testcorpus.File(t, "Wonderwall.pdf"), nil)
-	if err != nil || res.Status != Inserted || len(res.OCRPages) == 0 {
-		t.Fatalf("ingest: %+v %v", res, err)
+	eng, res := ingestScan(t)
+	if len(res.OCRPages) == 0 {
+		t.Fatalf("ingest: no OCR pages: %+v", res)
 	}
 	id, page := res.DocID, res.OCRPages[0]
 	before, err := eng.lib.PageWords(ctx, id, page)
