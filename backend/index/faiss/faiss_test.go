@@ -404,15 +404,7 @@ func TestWriteRead(t *testing.T) {
 			} else if _, err := x.Remove(ids[:10]); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join(t.TempDir(), "x.faiss")
-			if err := x.Write(path); err != nil {
-				t.Fatal(err)
-			}
-			y, err := Read(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer y.Close()
+			y := rewrite(t, x)
 			if y.Kind() != kind || y.Dim() != dim || y.Len() != x.Len() || y.EfSearch() != x.EfSearch() {
 				t.Fatalf("read back kind %v dim %d len %d ef %d; want %v %d %d %d",
 					y.Kind(), y.Dim(), y.Len(), y.EfSearch(), kind, dim, x.Len(), x.EfSearch())
@@ -650,4 +642,19 @@ func BenchmarkSearchHNSW100k(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchSearch(b, x, rng, 384, nil)
+}
+
+// rewrite writes x to a new file and reads it back; the copy is closed with the test.
+func rewrite(t *testing.T, x *Index) *Index {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "x.faiss")
+	if err := x.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	y, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { y.Close() })
+	return y
 }

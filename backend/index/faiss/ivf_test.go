@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -197,15 +196,7 @@ func TestIVFRemoveFilterReconstruct(t *testing.T) {
 func TestIVFPersist(t *testing.T) {
 	const n, dim = 3000, 16
 	x, ids, vecs := newIVF(t, n, dim, 9, 13)
-	path := filepath.Join(t.TempDir(), "ivf.faiss")
-	if err := x.Write(path); err != nil {
-		t.Fatal(err)
-	}
-	y, err := Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer y.Close()
+	y := rewrite(t, x)
 	if y.Kind() != IVF || y.Len() != n || y.NProbe() != 9 || y.NList() != x.NList() {
 		t.Fatalf("read: Kind/Len/NProbe/NList = %v/%d/%d/%d", y.Kind(), y.Len(), y.NProbe(), y.NList())
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -106,15 +105,7 @@ func TestSQ4Recall(t *testing.T) {
 	}
 
 	// The codes are rebuilt on load.
-	path := filepath.Join(t.TempDir(), "x.faiss")
-	if err := x.Write(path); err != nil {
-		t.Fatal(err)
-	}
-	y, err := Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer y.Close()
+	y := rewrite(t, x)
 	if r := sq4Recall(t, y, keepIDs, keepVecs, dim, k, 40, 3); r < 0.99 {
 		t.Fatalf("after read: recall@%d = %.3f, want ≥ 0.99", k, r)
 	}
