@@ -155,15 +155,8 @@ func Extract(message string) []Candidate {
 	var out []Candidate
 	seen := map[string]bool{}
 	// Questions are split off first so that a question mark marks its own sentence.
-	for _, raw := range splitKeep(text) {
-		s := strings.TrimSpace(raw)
-		if s == "" || strings.HasSuffix(s, "?") || strings.Contains(s, "…") {
-			continue
-		}
-		norm := normalise(s)
-		if isQuestion(norm) || hedged(norm) {
-			continue
-		}
+	for _, st := range statements(text) {
+		s, norm := st.text, st.norm
 		for _, r := range rules {
 			m := r.re.FindStringSubmatch(norm)
 			if m == nil || (r.check != nil && !r.check(m)) {
@@ -176,6 +169,27 @@ func Extract(message string) []Candidate {
 			}
 			break
 		}
+	}
+	return out
+}
+
+// statement is a sentence that states something: its text and its normalised form.
+type statement struct{ text, norm string }
+
+// statements returns text's sentences that are not questions, not hedged and not cut by
+// a quotation ("…" stands for quoted words).
+func statements(text string) []statement {
+	var out []statement
+	for _, raw := range splitKeep(text) {
+		s := strings.TrimSpace(raw)
+		if s == "" || strings.HasSuffix(s, "?") || strings.Contains(s, "…") {
+			continue
+		}
+		norm := normalise(s)
+		if isQuestion(norm) || hedged(norm) {
+			continue
+		}
+		out = append(out, statement{s, norm})
 	}
 	return out
 }

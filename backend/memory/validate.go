@@ -57,18 +57,10 @@ func Validate(message, kind, fact string) (Candidate, bool) {
 // not quoted, not questions, not hedged, with "I" or "my".
 func ownSentences(message string) []string {
 	var out []string
-	for _, raw := range splitKeep(unquote(message)) {
-		s := strings.TrimSpace(raw)
-		if s == "" || strings.HasSuffix(s, "?") || strings.Contains(s, "…") {
-			continue
-		}
-		norm := normalise(s)
-		if isQuestion(norm) || hedged(norm) {
-			continue
-		}
-		for _, w := range strings.Fields(norm) {
+	for _, st := range statements(unquote(message)) {
+		for _, w := range strings.Fields(st.norm) {
 			if w == "i" || w == "i'm" || w == "my" || w == "i've" || w == "i'd" {
-				out = append(out, s)
+				out = append(out, st.text)
 				break
 			}
 		}
