@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/carrel-app/carrel/internal/testpdf"
 )
 
 // TestNoOCRSparesPDFium checks that, with OCR off or Tesseract missing,
@@ -70,20 +72,7 @@ endcmap end end`
 		"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Some /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /DW 1000 >>",
 		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(cmap), cmap),
 	}
-	var b strings.Builder
-	b.WriteString("%PDF-1.7\n")
-	offs := make([]int, len(objs))
-	for i, o := range objs {
-		offs[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	x := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, o := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, x)
-	return []byte(b.String())
+	return testpdf.Assemble(objs)
 }
 
 // TestFallbackToPDFium checks that a page our extractor is not confident

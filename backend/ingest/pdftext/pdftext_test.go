@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/carrel-app/carrel/internal/testpdf"
 )
 
 // buildPDF writes a one-page PDF whose page has the given content stream
@@ -18,20 +20,7 @@ func buildPDF(content, resources string, extra ...string) []byte {
 		stream("", content),
 	}
 	objs = append(objs, extra...)
-	var b strings.Builder
-	b.WriteString("%PDF-1.7\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return []byte(b.String())
+	return testpdf.Assemble(objs)
 }
 
 func stream(dict, data string) string {
