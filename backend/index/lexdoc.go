@@ -65,10 +65,6 @@ var (
 	lexBuilders sync.Map // mapping.IndexMapping -> *lexDocBuilder
 )
 
-// lexFastDocuments turns the fast documents on for Add. TestLexDocIndexMatchesMapping
-// checks that an index built through them holds what bleve's mapping builds.
-const lexFastDocuments = true
-
 // lexBuilderFor returns the document builder for an index with mapping m, or
 // nil if m is not lexMapping's (an index made by an older version keeps the
 // mapping it was made with, and must be analysed by it).

@@ -187,7 +187,7 @@ func TestLexDocIndexMatchesMapping(t *testing.T) {
 		}
 		if !fast {
 			lexBuilders.Store(l.idx.Mapping(), (*lexDocBuilder)(nil))
-		} else if lexBuilderFor(l.idx.Mapping()) == nil || !lexFastDocuments {
+		} else if lexBuilderFor(l.idx.Mapping()) == nil {
 			t.Fatal("a new index gets no fast documents")
 		}
 		for start := 0; start < len(docs); start += 500 {

@@ -209,7 +209,7 @@ func (l *Lexical) Add(docs []LexDoc) error {
 		return nil
 	}
 	b := l.idx.NewBatch()
-	if fast := lexBuilderFor(l.idx.Mapping()); fast != nil && lexFastDocuments {
+	if fast := lexBuilderFor(l.idx.Mapping()); fast != nil {
 		if err := fast.addTo(b, docs); err != nil {
 			return err
 		}
