@@ -64,9 +64,9 @@ float int integer integers convert conversion implicit implicitly explicit bytes
 runes encode encoded encoding decode utf unicode ascii character characters
 `)
 
-var meaningOnce sync.Map // server host and model name → *meaningResult
+var created sync.Map // server host and model name → *createResult
 
-type meaningResult struct {
+type createResult struct {
 	once sync.Once
 	err  error
 }
@@ -80,8 +80,8 @@ func (s *Server) CreateMeaningModel(ctx context.Context) (string, error) {
 // CreateModel writes the model opts describe and creates it on s as name, once per server
 // and name (later calls return the first call's result).
 func (s *Server) CreateModel(ctx context.Context, name string, opts gguf.Options) error {
-	v, _ := meaningOnce.LoadOrStore(s.Host+" "+name, &meaningResult{})
-	r := v.(*meaningResult)
+	v, _ := created.LoadOrStore(s.Host+" "+name, &createResult{})
+	r := v.(*createResult)
 	r.once.Do(func() {
 		bin, err := Binary()
 		if err != nil {
