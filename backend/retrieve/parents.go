@@ -159,40 +159,50 @@ const NearDuplicate = 0.8
 // Dedupe drops hits whose passage has the ID (normalised text) of a better-ranked one,
 // or nearly its text (NearDuplicate), keeping the order of the rest.
 func Dedupe(hits []Hit) []Hit {
-	type keptHit struct {
-		sk   *sketch
-		text string
-	}
-	ids := make(map[string]bool, len(hits))
-	kept := make([]keptHit, 0, len(hits))
+	var d deduper
 	out := hits[:0]
 	for _, h := range hits {
-		id := h.Chunk.ID
-		if id == "" {
-			id = strings.Join(strings.Fields(h.Chunk.Text), " ")
+		if d.keep(h) {
+			out = append(out, h)
 		}
-		if ids[id] {
-			continue
-		}
-		sk := sketches.get(h.Chunk.ID, h.Chunk.Text)
-		dup := false
-		for _, k := range kept {
-			if !sk.mayBeNear(k.sk) {
-				continue
-			}
-			if jaccard(sk.shingles(h.Chunk.Text), k.sk.shingles(k.text)) >= NearDuplicate {
-				dup = true
-				break
-			}
-		}
-		if dup {
-			continue
-		}
-		ids[id] = true
-		kept = append(kept, keptHit{sk: sk, text: h.Chunk.Text})
-		out = append(out, h)
 	}
 	return out
+}
+
+// deduper remembers the passages kept so far, for Dedupe and for a search that stops
+// once it has kept enough.
+type deduper struct {
+	ids  map[string]bool
+	kept []keptHit
+}
+
+type keptHit struct {
+	sk   *sketch
+	text string
+}
+
+// keep reports whether h is neither a duplicate nor a near-duplicate of a passage kept
+// before it, and remembers it if so.
+func (d *deduper) keep(h Hit) bool {
+	id := h.Chunk.ID
+	if id == "" {
+		id = strings.Join(strings.Fields(h.Chunk.Text), " ")
+	}
+	if d.ids[id] {
+		return false
+	}
+	sk := sketches.get(h.Chunk.ID, h.Chunk.Text)
+	for _, k := range d.kept {
+		if sk.mayBeNear(k.sk) && jaccard(sk.shingles(h.Chunk.Text), k.sk.shingles(k.text)) >= NearDuplicate {
+			return false
+		}
+	}
+	if d.ids == nil {
+		d.ids = make(map[string]bool)
+	}
+	d.ids[id] = true
+	d.kept = append(d.kept, keptHit{sk: sk, text: h.Chunk.Text})
+	return true
 }
 
 // sketchK is the size of a passage's bottom-k sketch.

@@ -2,6 +2,8 @@ package retrieve
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -161,5 +163,34 @@ func TestOffTopicGate(t *testing.T) {
 		if len(hits) != c.want {
 			t.Errorf("%q: %d hits, want %d", c.q, len(hits), c.want)
 		}
+	}
+}
+
+// A search keeps loading past near-duplicates until it has k distinct passages: the first
+// 2k hits being copies of one passage must not leave the answer with one source.
+func TestSearchFillsKPastDuplicates(t *testing.T) {
+	const k = 3
+	store := mapStore{}
+	var list fakeList
+	same := strings.Repeat("the same running paragraph about fusion and ranking ", 8)
+	for i := int64(1); i <= 2*k+1; i++ { // 7 copies of one passage, told apart by a page number
+		store[i] = library.Chunk{Seq: i, ID: fmt.Sprintf("copy%d", i), Text: same + fmt.Sprint(i)}
+		list = append(list, Ranked{Seq: i, Score: float64(100 - i)})
+	}
+	for i := int64(20); i < 20+k; i++ {
+		store[i] = library.Chunk{Seq: i, ID: fmt.Sprintf("other%d", i), Text: fmt.Sprintf("a different passage number %d on another subject entirely", i)}
+		list = append(list, Ranked{Seq: i, Score: float64(50 - i)})
+	}
+	r := &Retriever{Lexical: list, Store: store}
+	hits, err := r.Search(context.Background(), "fusion", Options{K: k, Mode: Lexical})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for _, h := range hits {
+		got = append(got, h.Chunk.Seq)
+	}
+	if want := []int64{1, 20, 21}; !slices.Equal(got, want) {
+		t.Errorf("hits %v, want %v (the best copy, then the next distinct passages)", got, want)
 	}
 }
