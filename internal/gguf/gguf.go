@@ -99,6 +99,14 @@ type Options struct {
 	// any casing without prefix pieces. Keep it small all the same: llama.cpp computes
 	// the output projection (vocabulary × width) for every token, even when embedding.
 	WordPiece bool
+	// Weighted makes the Vectors embedder pool the vectors as given, not their
+	// normalised directions: a text embeds as the normalised sum of its known words'
+	// vectors, so a longer vector weighs more. The first block's RMS norm would otherwise
+	// divide every token by its own length, so each vector gets a padding value in the
+	// last dimension (Width-1, which the vectors must leave free) that brings every
+	// token embedding to one length; the value projection and the output norm then drop
+	// that dimension, and the norm divides every token by the same number.
+	Weighted bool
 	// Width is llama.embedding_length (and the feed-forward width); 0 means [Width].
 	// It must be a multiple of 2×[Heads] (even head dimensions for RoPE).
 	Width int
@@ -279,6 +287,10 @@ func Write(w io.Writer, opts Options) error {
 			return gauss(n, 0.02)
 		}
 		switch {
+		case b == 0 && name == "attn_v" && opts.Vectors != nil && opts.Weighted:
+			v := identity(1)
+			v[(width-1)*width+width-1] = 0 // the padding dimension (see Options.Weighted)
+			return v
 		case b == 0 && name == "attn_v":
 			return identity(1)
 		case b == 0 && name == "attn_output":
@@ -294,15 +306,43 @@ func Write(w io.Writer, opts Options) error {
 		for tok, piece := range tokens {
 			id[piece] = tok
 		}
+		room := width
+		if opts.Weighted {
+			room = width - 1 // the padding dimension
+		}
+		// Weighted: every token embedding gets length sqrt(width) (RMS 1, far above the
+		// norm's epsilon), the longest vector's scaled to it and the rest padded up to it.
+		scale, pad := 1.0, width-1
+		if opts.Weighted {
+			longest := 0.0
+			for _, v := range opts.Vectors {
+				longest = max(longest, norm(v))
+			}
+			if longest == 0 {
+				return fmt.Errorf("write gguf: weighted vectors are all zero")
+			}
+			scale = math.Sqrt(float64(width)) / longest
+		}
 		emb := make([]float32, width*nVocab)
 		for i, word := range opts.Words {
-			if len(opts.Vectors[i]) > width {
-				return fmt.Errorf("write gguf: vector of %q has %d dimensions, more than width %d", word, len(opts.Vectors[i]), width)
+			if len(opts.Vectors[i]) > room {
+				return fmt.Errorf("write gguf: vector of %q has %d dimensions, more than %d", word, len(opts.Vectors[i]), room)
 			}
-			copy(emb[id["▁"+word]*width:], opts.Vectors[i])
+			row := emb[id["▁"+word]*width : (id["▁"+word]+1)*width]
+			if !opts.Weighted {
+				copy(row, opts.Vectors[i])
+				continue
+			}
+			for j, x := range opts.Vectors[i] {
+				row[j] = float32(float64(x) * scale)
+			}
+			row[pad] = float32(math.Sqrt(max(0, float64(width)-sq(row[:pad]))))
 		}
 		tensors[0].data = emb
 		tensors = tensors[:2] // no output projection: llama ties it to token_embd
+		if opts.Weighted {
+			tensors[1].data[pad] = 0 // output_norm.weight
+		}
 	case opts.MeanPool:
 		emb := gauss(width*nVocab, 1)
 		for tok := range nVocab {
@@ -362,6 +402,16 @@ func Write(w io.Writer, opts Options) error {
 	}
 	return nil
 }
+
+func sq(v []float32) float64 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return s
+}
+
+func norm(v []float32) float64 { return math.Sqrt(sq(v)) }
 
 func align(n uint64) uint64 { return (n + Alignment - 1) / Alignment * Alignment }
 

@@ -62,3 +62,54 @@ func TestMeanPoolWeights(t *testing.T) {
 		t.Fatalf("the default model changed: sha256 %s", sum)
 	}
 }
+
+// verifies the Weighted embedder's weights: every word token embeds at one length, its
+// vector scaled as the others (so their lengths keep their ratios) and padded in the last
+// dimension, which the value projection and the output norm drop.
+func TestWeightedVectors(t *testing.T) {
+	const width = 16
+	vecs := [][]float32{{3, 4}, {0, 1}, {-6, 8}} // lengths 5, 1, 10
+	var buf bytes.Buffer
+	if err := Write(&buf, Options{Words: []string{"aa", "bb", "cc"}, Vectors: vecs, WordPiece: true, Weighted: true, Width: width}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := readGGUF(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f32 := func(name string, i int) float64 {
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(p.tensorBytes[name][4*i:])))
+	}
+	scale := math.Sqrt(width) / 10
+	for w, vec := range vecs {
+		row := (3 + w) * width // after [UNK], [CLS], [SEP]
+		var n float64
+		for j := range width {
+			x := f32("token_embd.weight", row+j)
+			n += x * x
+			switch {
+			case j < len(vec) && math.Abs(x-float64(vec[j])*scale) > 1e-5:
+				t.Errorf("word %d dimension %d: %v, want %v", w, j, x, float64(vec[j])*scale)
+			case j >= len(vec) && j < width-1 && x != 0:
+				t.Errorf("word %d dimension %d: %v, want 0", w, j, x)
+			}
+		}
+		if math.Abs(n-width) > 1e-4 {
+			t.Errorf("word %d has squared length %v, want %d", w, n, width)
+		}
+	}
+	if f32("token_embd.weight", (3+2)*width+width-1) != 0 {
+		t.Error("the longest vector is padded")
+	}
+	for j := range width {
+		v, o := f32("blk.0.attn_v.weight", j*width+j), f32("output_norm.weight", j)
+		if want := float64(min(width-1-j, 1)); v != want || o != want {
+			t.Errorf("dimension %d: value weight %v, output norm %v, want %v", j, v, o, want)
+		}
+	}
+	full := make([]float32, width)
+	full[0] = 1
+	if err := Write(&bytes.Buffer{}, Options{Words: []string{"aa"}, Vectors: [][]float32{full}, WordPiece: true, Weighted: true, Width: width}); err == nil {
+		t.Error("a vector filling the width was accepted")
+	}
+}

@@ -67,6 +67,10 @@ func Fetch(ctx context.Context, dir string) (string, error) {
 type Vocab struct {
 	Words   []string
 	Vectors [][]float32
+	// Ranks are the words' 1-based places in the package's frequency order (counting the
+	// stop words and punctuation left out), and Size is the package's number of words.
+	Ranks []int
+	Size  int
 }
 
 // Load reads the n most frequent plain words (letters only, two or more, not English stop
@@ -94,19 +98,26 @@ func Load(tgz string, n int) (*Vocab, error) {
 	}
 }
 
-// readVectors reads {"…", "vectors": {"word": [d0 … d99, l2norm, index], …}, …} up to
-// n kept words.
+// readVectors reads {"…", "size": N, …, "vectors": {"word": [d0 … d99, l2norm, index], …},
+// …} up to n kept words; index is the word's 0-based place in the frequency order.
 func readVectors(r io.Reader, n int) (*Vocab, error) {
 	stop := stopWords()
 	dec := json.NewDecoder(r)
-	if err := seekKey(dec, "vectors"); err != nil {
+	v := &Vocab{}
+	if err := seekKey(dec, "vectors", func(key string, val json.RawMessage) {
+		if key == "size" {
+			json.Unmarshal(val, &v.Size)
+		}
+	}); err != nil {
 		return nil, err
+	}
+	if v.Size <= 0 {
+		return nil, errors.New("glove: the vectors file has no size before its vectors")
 	}
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, fmt.Errorf("glove: vectors is not an object (%v)", err)
 	}
-	v := &Vocab{}
-	for dec.More() && len(v.Words) < n {
+	for rank := 1; dec.More() && len(v.Words) < n; rank++ {
 		t, err := dec.Token()
 		if err != nil {
 			return nil, fmt.Errorf("glove: read word: %w", err)
@@ -116,14 +127,18 @@ func readVectors(r io.Reader, n int) (*Vocab, error) {
 		if err := dec.Decode(&vec); err != nil {
 			return nil, fmt.Errorf("glove: vector of %q: %w", word, err)
 		}
-		if len(vec) < Dims {
+		if len(vec) < Dims+2 {
 			return nil, fmt.Errorf("glove: vector of %q has %d values, want %d", word, len(vec), Dims)
 		}
 		if !plain(word) || stop[word] {
 			continue
 		}
 		v.Words = append(v.Words, word)
+		if int(vec[Dims+1]) != rank-1 {
+			return nil, fmt.Errorf("glove: %q is word %d of the file but has index %v", word, rank-1, vec[Dims+1])
+		}
 		v.Vectors = append(v.Vectors, vec[:Dims])
+		v.Ranks = append(v.Ranks, rank)
 	}
 	if len(v.Words) < n {
 		return nil, fmt.Errorf("glove: only %d words, want %d", len(v.Words), n)
@@ -131,8 +146,8 @@ func readVectors(r io.Reader, n int) (*Vocab, error) {
 	return v, nil
 }
 
-// seekKey advances dec past the top-level key name.
-func seekKey(dec *json.Decoder, name string) error {
+// seekKey advances dec past the top-level key name, passing the keys before it to skipped.
+func seekKey(dec *json.Decoder, name string, skipped func(key string, val json.RawMessage)) error {
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return fmt.Errorf("glove: vectors file is not a JSON object (%v)", err)
 	}
@@ -147,6 +162,9 @@ func seekKey(dec *json.Decoder, name string) error {
 		var skip json.RawMessage
 		if err := dec.Decode(&skip); err != nil {
 			return fmt.Errorf("glove: skip %v: %w", t, err)
+		}
+		if k, ok := t.(string); ok {
+			skipped(k, skip)
 		}
 	}
 	return errors.New("glove: no " + name + " in the vectors file")

@@ -1,9 +1,11 @@
 // Command evalglove measures vector and hybrid retrieval with a real (if weak) embedding
-// model on a machine that cannot download a neural one: the pdfcpu corpus embedded by the
-// mean of GloVe 6B 100d word vectors (internal/glove) through the real test Ollama, then
-// `carrel eval` on the dev questions in every mode. It prints one line per mode:
+// model on a machine that cannot download a neural one: the pdfcpu corpus embedded from
+// GloVe 6B 100d word vectors (internal/glove) through the real test Ollama, then
+// `carrel eval` on the dev questions in every mode. -model picks the embedder: glove-sif
+// (SIF: the SIF-weighted sum of the words' vectors less the common component) or
+// glove-mean (the plain mean of the words' normalised vectors). It prints one line per mode:
 //
-//	eval embed=glove-mean mode=M n=N hit@1=… hit@5=… hit@10=… mrr@10=… unanswerable_correct=…
+//	eval embed=MODEL mode=M n=N hit@1=… hit@5=… hit@10=… mrr@10=… unanswerable_correct=…
 //
 // and, for calibrating min_vector_score, one line per question kind with the cosine of
 // its questions' best vector hits (measured with min_vector_score -1):
@@ -14,7 +16,8 @@
 // line prefixed "cache".
 //
 // Embedding the corpus takes minutes (about 7,700 children); -library keeps the embedded
-// library for the next run, which then skips the ingest.
+// library for the next run, which then skips the ingest. The library remembers the model
+// and vocabulary it was embedded with (evalglove-model.txt) and another run refuses it.
 package main
 
 import (
@@ -40,21 +43,24 @@ import (
 	"github.com/carrel-app/carrel/internal/testollama"
 )
 
-const model = "glove-mean"
+// markerFile, in the library, names the model and vocabulary the library was embedded with.
+const markerFile = "evalglove-model.txt"
 
 func main() {
+	model := flag.String("model", glove.SIFModel, "embedder: "+glove.SIFModel+" or "+glove.MeanModel)
 	lib := flag.String("library", "", "library folder to keep between runs (default: a temporary one)")
 	words := flag.Int("words", 50000, "vocabulary: the most frequent plain words of GloVe")
 	qa := flag.String("qa", "testdata/eval/dev.jsonl", "questions in the eval format")
 	flag.Parse()
-	if err := run(*lib, *words, *qa); err != nil {
+	if err := run(*model, *lib, *words, *qa); err != nil {
 		fmt.Fprintln(os.Stderr, "evalglove:", err)
 		os.Exit(1)
 	}
 }
 
-func run(lib string, words int, qa string) error {
+func run(model, lib string, words int, qa string) error {
 	ctx := context.Background()
+	began := time.Now()
 	tgz, err := glove.Fetch(ctx, glove.CacheDir())
 	if err != nil {
 		return err
@@ -68,7 +74,11 @@ func run(lib string, words int, qa string) error {
 		return err
 	}
 	defer srv.Close()
-	if err := srv.CreateModel(ctx, model, glove.Model(vocab)); err != nil {
+	opts, ok := glove.Models(model, vocab)
+	if !ok {
+		return fmt.Errorf("no model %q (want %s or %s)", model, glove.SIFModel, glove.MeanModel)
+	}
+	if err := srv.CreateModel(ctx, model, opts); err != nil {
 		return err
 	}
 	if lib == "" {
@@ -76,6 +86,9 @@ func run(lib string, words int, qa string) error {
 			return err
 		}
 		defer os.RemoveAll(lib)
+	}
+	if err := checkMarker(lib, fmt.Sprintf("%s words=%d", model, words)); err != nil {
+		return err
 	}
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/pdfcpu/pdfcpu").Output()
 	if err != nil {
@@ -90,11 +103,11 @@ func run(lib string, words int, qa string) error {
 		}
 		return stdout.Bytes(), nil
 	}
-	began := time.Now()
+	ingestBegan := time.Now()
 	if _, err := carrel("ingest", corpus); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "evalglove: library %s ingested and embedded in %s\n", lib, time.Since(began).Round(time.Second))
+	fmt.Fprintf(os.Stderr, "evalglove: library %s ingested and embedded by %s in %s\n", lib, model, time.Since(ingestBegan).Round(time.Second))
 
 	eval := func(mode, minScore string) error {
 		raw, err := carrel("eval", "--json", "--mode", mode, qa)
@@ -143,7 +156,34 @@ func run(lib string, words int, qa string) error {
 	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
 		fmt.Println("cache", strings.TrimSpace(line))
 	}
+	fmt.Fprintf(os.Stderr, "evalglove: %s done in %s\n", model, time.Since(began).Round(time.Second))
 	return nil
+}
+
+// checkMarker refuses a library embedded with another model or vocabulary (its vectors
+// would be ignored or, worse, mixed) and marks a new one as embedded with want.
+func checkMarker(lib, want string) error {
+	path := filepath.Join(lib, markerFile)
+	have, err := os.ReadFile(path)
+	switch {
+	case err == nil && strings.TrimSpace(string(have)) != want:
+		return fmt.Errorf("library %s was embedded with %s, not %s: use another -library", lib, strings.TrimSpace(string(have)), want)
+	case err == nil:
+		return nil
+	case !os.IsNotExist(err):
+		return err
+	}
+	if err := os.MkdirAll(lib, 0o755); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(lib)
+	if err != nil {
+		return err
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("library %s has no %s, so its model is unknown: use another -library, or write %q there if you know it was embedded so", lib, markerFile, want)
+	}
+	return os.WriteFile(path, []byte(want+"\n"), 0o644)
 }
 
 // withMinVectorScore runs fn with the library's min_vector_score set to v, then puts its
