@@ -45,7 +45,7 @@ type SearchOptions struct {
 // Search finds the passages best matching query.
 func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) ([]Hit, error) {
 	st := e.Status(ctx)
-	raw, err := e.retriever(st).Search(ctx, query, retrieve.Options{K: opt.K, Mode: opt.Mode, DocIDs: opt.DocIDs, TokenBudget: opt.TokenBudget})
+	raw, err := e.retriever(ctx, st).Search(ctx, query, retrieve.Options{K: opt.K, Mode: opt.Mode, DocIDs: opt.DocIDs, TokenBudget: opt.TokenBudget})
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,8 @@ type Config struct {
 	MaxContext int `json:"max_context,omitempty"`
 	// TopK is how many passages an answer is given.
 	TopK int `json:"top_k,omitempty"`
-	// MinVectorScore drops vector-only hits below this cosine similarity.
+	// MinVectorScore drops vector matches below this cosine similarity (-1: none). Left
+	// out, it is measured for the embedding model and library (threshold.go).
 	MinVectorScore float64 `json:"min_vector_score,omitempty"`
 	// EmbedBatch is how many chunks go to the embedding model per request.
 	EmbedBatch int `json:"embed_batch,omitempty"`
@@ -56,9 +57,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.TopK <= 0 {
 		c.TopK = 6
-	}
-	if c.MinVectorScore == 0 {
-		c.MinVectorScore = 0.5
 	}
 	if c.EmbedBatch <= 0 {
 		c.EmbedBatch = 32

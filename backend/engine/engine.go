@@ -42,6 +42,11 @@ type Engine struct {
 	statusAt time.Time
 	numCtx   map[string]int
 
+	// threshMu serialises measuring the relevance threshold (threshold.go); thresh is
+	// the last one measured or read.
+	threshMu sync.Mutex
+	thresh   Threshold
+
 	// calib holds each local model's token estimator (chat.Estimator), calibrated from
 	// the prompt token counts Ollama reports.
 	calib sync.Map
@@ -178,10 +183,11 @@ func hasModel(models []string, name string) bool {
 }
 
 // retriever builds a retriever for the current status.
-func (e *Engine) retriever(st Status) *retrieve.Retriever {
-	r := &retrieve.Retriever{Lexical: lexicalAdapter{e}, Store: e.lib, MinVectorScore: e.cfg.MinVectorScore}
+func (e *Engine) retriever(ctx context.Context, st Status) *retrieve.Retriever {
+	r := &retrieve.Retriever{Lexical: lexicalAdapter{e}, Store: e.lib}
 	if st.embedOK && e.vec.Len() > 0 && e.vec.Model() == e.Config().EmbedModel {
 		r.Dense = denseAdapter{e}
+		r.MinVectorScore = e.MinVectorScore(ctx)
 	}
 	return r
 }

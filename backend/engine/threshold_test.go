@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/carrel-app/carrel/backend/retrieve"
+	"github.com/carrel-app/carrel/internal/testollama"
+)
+
+// verifies the measured relevance threshold with an embedding model whose vectors mean
+// something: it is measured once the library has vectors, kept in the vectors folder and
+// read back after a restart (with Ollama gone), applied to searches (a question in the
+// library's words keeps vector matches, nearly every probe question finds none), and a
+// threshold in the settings overrides it.
+func TestMeasuredThreshold(t *testing.T) {
+	srv := testollama.Start(t)
+	embed := testollama.MeaningModel(t, srv)
+	ctx := context.Background()
+	dir, docs := t.TempDir(), t.TempDir()
+	// In the model's own words: it spells other words out letter by letter.
+	texts := map[string]string{
+		"pdf.md": "# PDF\n\nA pdf file is a tree of objects. A content stream holds the page content, " +
+			"and a filter such as a compression filter encodes the stream. The cross reference " +
+			"table and the trailer tell a reader where each object is. A font and an image are " +
+			"objects too, and an encrypted document has encrypted streams.",
+		"go.md": "# Go\n\nA goroutine is a function that works at the same time as other goroutines. " +
+			"Goroutines send values over a channel, and a select statement waits on channels. " +
+			"A slice is part of an array, a map maps each key to a value, a struct has fields, " +
+			"and an interface is a list of methods.",
+	}
+	for name, text := range texts {
+		if err := os.WriteFile(filepath.Join(docs, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eng, err := Open(Config{Dir: dir, OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: embed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	for name := range texts {
+		if r, err := eng.IngestFile(ctx, filepath.Join(docs, name), nil); err != nil || r.Status != Inserted {
+			t.Fatalf("ingest %s: %+v %v", name, r, err)
+		}
+	}
+
+	v := eng.MinVectorScore(ctx)
+	raw, err := os.ReadFile(filepath.Join(dir, "vectors", thresholdFile))
+	if err != nil {
+		t.Fatalf("threshold not kept: %v", err)
+	}
+	var kept Threshold
+	if err := json.Unmarshal(raw, &kept); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("threshold %.2f from probe scores %.3f", v, kept.ProbeScores)
+	if kept.Model != embed || kept.Vectors != eng.vec.Len() || len(kept.ProbeScores) != len(probeQuestions) ||
+		kept.Value != v || v != thresholdFromScores(kept.ProbeScores) || v <= 0 || v > 1 {
+		t.Fatalf("threshold %v, kept %s", v, raw)
+	}
+
+	onTopic, err := eng.Search(ctx, "Is a pdf file a tree of objects, and what does a filter encode?", SearchOptions{K: 3, Mode: retrieve.Vector})
+	if err != nil || len(onTopic) == 0 || onTopic[0].VectorScore < v {
+		t.Fatalf("on-topic question: %+v %v (threshold %.2f)", onTopic, err, v)
+	}
+	through := 0
+	for _, q := range probeQuestions {
+		hits, err := eng.Search(ctx, q, SearchOptions{K: 3, Mode: retrieve.Vector})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			if h.VectorScore < v {
+				t.Errorf("%q: a vector match at %.3f, below the threshold %.2f", q, h.VectorScore, v)
+			}
+		}
+		if len(hits) > 0 {
+			through++
+		}
+	}
+	if limit := len(probeQuestions) / 10; through > limit {
+		t.Errorf("%d probe questions found vector matches, want at most %d", through, limit)
+	}
+
+	// After a restart the kept threshold serves without Ollama (nothing to embed probes with).
+	eng.Close()
+	eng, err = Open(Config{Dir: dir, OllamaHost: "127.0.0.1:1", EmbedModel: embed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := eng.threshold(ctx); err != nil || got.Value != v {
+		t.Errorf("after restart: %+v %v, want the kept %.2f", got, err, v)
+	}
+	eng.Close()
+	eng, err = Open(Config{Dir: dir, OllamaHost: srv.Host, EmbedModel: embed, MinVectorScore: 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := eng.MinVectorScore(ctx); got != 0.3 {
+		t.Errorf("settings' threshold: got %v, want 0.3", got)
+	}
+}
+
+// verifies when a measured threshold is measured again: another model, or a library
+// doubled or halved since.
+func TestThresholdFits(t *testing.T) {
+	th := Threshold{Model: "m", Vectors: 1000, Value: 0.6}
+	for _, c := range []struct {
+		model string
+		n     int
+		want  bool
+	}{{"m", 1000, true}, {"m", 500, true}, {"m", 2000, true}, {"m", 499, false}, {"m", 2001, false}, {"other", 1000, false}} {
+		if got := th.fits(c.model, c.n); got != c.want {
+			t.Errorf("fits(%q, %d) = %v, want %v", c.model, c.n, got, c.want)
+		}
+	}
+	// The 90th of 10 scores by nearest rank is the 9th, rounded up to a hundredth.
+	if got := thresholdFromScores([]float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.834, 0.95}); got != 0.84 {
+		t.Errorf("threshold = %v, want 0.84", got)
+	}
+}
