@@ -55,6 +55,11 @@ type Options struct {
 	QA string
 	// ShowThreshold prints the threshold Carrel measured (vectors/threshold.json).
 	ShowThreshold bool
+	// AllowEmbedFailure goes on, with a warning on stderr, when the ingest reports that
+	// some chunks could not be embedded (e.g. a mean of word vectors is zero for a chunk
+	// with no known word, and the vector index refuses it); those chunks are then missing
+	// from the vector side. Without it such a run fails.
+	AllowEmbedFailure bool
 }
 
 // Run ingests the corpus (skipping what a kept library already holds) and prints the
@@ -93,9 +98,13 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	// The ingest succeeds when embedding fails (the documents stay searchable by words),
-	// which would leave the vector side short of chunks: that must not pass for a result.
+	// which leaves the vector side short of chunks: that must not pass unnoticed.
 	for _, line := range strings.Split(string(stderr), "\n") {
-		if strings.HasPrefix(line, "embedding: ") {
+		switch {
+		case !strings.HasPrefix(line, "embedding: "):
+		case o.AllowEmbedFailure:
+			fmt.Fprintf(os.Stderr, "%s: warning: carrel ingest: %s: the chunks not embedded are missing from the vector side\n", o.Name, line)
+		default:
 			return fmt.Errorf("carrel ingest: %s", line)
 		}
 	}
