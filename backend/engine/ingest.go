@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -303,8 +304,8 @@ func (e *Engine) embed(ctx context.Context, chunks []library.Chunk, progress fun
 		if err != nil {
 			return fmt.Errorf("embed: %w", err)
 		}
-		if len(vecs) == 0 {
-			return fmt.Errorf("embed: the model returned no vectors")
+		if len(vecs) != len(batch) {
+			return fmt.Errorf("embed: the model returned %d vectors for %d texts", len(vecs), len(batch))
 		}
 		if err := e.vec.Ensure(model, len(vecs[0])); errors.Is(err, index.ErrModelMismatch) {
 			// The embedding model changed: vectors of two models cannot be mixed, so start
@@ -317,6 +318,14 @@ func (e *Engine) embed(ctx context.Context, chunks []library.Chunk, progress fun
 				return err
 			}
 		} else if err != nil {
+			return err
+		}
+		// A zero or non-finite vector (a model of words embeds a text of none it knows,
+		// a table of "AAAA" rows, as zero) has no direction to search by: its chunk is
+		// marked as having none and found by its words only, and the rest of the batch
+		// and of the document are embedded as usual.
+		ids, vecs, none := usableVectors(ids, vecs)
+		if err := e.lib.MarkNoVector(ctx, none); err != nil {
 			return err
 		}
 		// Remove first so that a retry after a crash never leaves duplicate ids.
@@ -335,6 +344,23 @@ func (e *Engine) embed(ctx context.Context, chunks []library.Chunk, progress fun
 		progress(start + len(batch))
 	}
 	return nil
+}
+
+// usableVectors splits a batch into the ids and vectors that can be indexed and the ids
+// whose vectors are zero or not finite.
+func usableVectors(ids []int64, vecs [][]float32) (okIDs []int64, okVecs [][]float32, none []int64) {
+	for i, v := range vecs {
+		var norm float64
+		for _, f := range v {
+			norm += float64(f) * float64(f)
+		}
+		if norm > 0 && !math.IsInf(norm, 0) && !math.IsNaN(norm) {
+			okIDs, okVecs = append(okIDs, ids[i]), append(okVecs, v)
+		} else {
+			none = append(none, ids[i])
+		}
+	}
+	return okIDs, okVecs, none
 }
 
 // EmbedPending embeds every chunk that has no vector yet (after the embedding model

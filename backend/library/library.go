@@ -256,7 +256,7 @@ func (l *Library) ReplaceTree(ctx context.Context, docID string, pages []string,
 	return nil
 }
 
-const chunkColumns = `seq, id, COALESCE(parent_seq, 0), doc_id, ord, page_start, page_end, start_off, end_off, section, text, embedded`
+const chunkColumns = `seq, id, COALESCE(parent_seq, 0), doc_id, ord, page_start, page_end, start_off, end_off, section, text, embedded = 1`
 
 func scanChunk(row interface{ Scan(...any) error }) (Chunk, error) {
 	var c Chunk
@@ -318,8 +318,32 @@ func (l *Library) Unembedded(ctx context.Context, limit int) ([]Chunk, error) {
 	return l.queryChunks(ctx, `embedded = 0 ORDER BY seq LIMIT ?`, limit)
 }
 
-// MarkEmbedded records that the chunks with these seqs have vectors.
+// The chunks.embedded column: a chunk is waiting for its vector (0), has one (1), or
+// got none from the embedding model (noVector: a zero or non-finite vector, as a model
+// of words gives a text of none it knows). A noVector chunk is not embedded again until
+// the model changes (ResetEmbedded), and is found by its words only.
+const noVector = 2
+
+// MarkEmbedded records that the chunks with these seqs have vectors (or, false, that
+// they are waiting for them again).
 func (l *Library) MarkEmbedded(ctx context.Context, seqs []int64, embedded bool) error {
+	state := 0
+	if embedded {
+		state = 1
+	}
+	return l.markEmbedded(ctx, seqs, state)
+}
+
+// MarkNoVector records that the embedding model gave the chunks with these seqs no
+// usable vector.
+func (l *Library) MarkNoVector(ctx context.Context, seqs []int64) error {
+	return l.markEmbedded(ctx, seqs, noVector)
+}
+
+func (l *Library) markEmbedded(ctx context.Context, seqs []int64, state int) error {
+	if len(seqs) == 0 {
+		return nil
+	}
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("mark embedded: %w", err)
@@ -331,7 +355,7 @@ func (l *Library) MarkEmbedded(ctx context.Context, seqs []int64, embedded bool)
 	}
 	defer st.Close()
 	for _, s := range seqs {
-		if _, err := st.ExecContext(ctx, embedded, s); err != nil {
+		if _, err := st.ExecContext(ctx, state, s); err != nil {
 			return fmt.Errorf("mark embedded: %w", err)
 		}
 	}
@@ -509,7 +533,7 @@ func (l *Library) EmbeddedSeqs(ctx context.Context) ([]int64, error) {
 // EachChunk calls fn with every chunk and its document's title, in seq order.
 func (l *Library) EachChunk(ctx context.Context, fn func(c Chunk, title string) error) error {
 	rows, err := l.db.QueryContext(ctx, `SELECT c.seq, c.id, COALESCE(c.parent_seq, 0), c.doc_id, c.ord, c.page_start, c.page_end, c.start_off, c.end_off,
-		c.section, c.text, c.embedded, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id ORDER BY c.seq`)
+		c.section, c.text, c.embedded = 1, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id ORDER BY c.seq`)
 	if err != nil {
 		return fmt.Errorf("read chunks: %w", err)
 	}
