@@ -55,11 +55,6 @@ type Options struct {
 	QA string
 	// ShowThreshold prints the threshold Carrel measured (vectors/threshold.json).
 	ShowThreshold bool
-	// AllowEmbedFailure goes on, with a warning on stderr, when the ingest reports that
-	// some chunks could not be embedded (e.g. a mean of word vectors is zero for a chunk
-	// with no known word, and the vector index refuses it); those chunks are then missing
-	// from the vector side. Without it such a run fails.
-	AllowEmbedFailure bool
 }
 
 // Run ingests the corpus (skipping what a kept library already holds) and prints the
@@ -100,11 +95,9 @@ func Run(ctx context.Context, o Options) error {
 	// The ingest succeeds when embedding fails (the documents stay searchable by words),
 	// which leaves the vector side short of chunks: that must not pass unnoticed.
 	for _, line := range strings.Split(string(stderr), "\n") {
-		switch {
-		case !strings.HasPrefix(line, "embedding: "):
-		case o.AllowEmbedFailure:
-			fmt.Fprintf(os.Stderr, "%s: warning: carrel ingest: %s: the chunks not embedded are missing from the vector side\n", o.Name, line)
-		default:
+		// A chunk the model embeds as zero is recorded as having no vector; any other
+		// embedding failure would leave chunks out of the vector side.
+		if strings.HasPrefix(line, "embedding: ") {
 			return fmt.Errorf("carrel ingest: %s", line)
 		}
 	}

@@ -79,7 +79,6 @@ func run(model, lib string, words int, qa string) error {
 		QA:      qa,
 		// A chunk with no word in the vocabulary has a zero mean, which the vector index
 		// refuses; evalglove has always gone on without the chunks left unembedded.
-		AllowEmbedFailure: true,
 	})
 	if err != nil {
 		return err
