@@ -19,6 +19,9 @@ import (
 func TestZeroVectorChunk(t *testing.T) {
 	srv := testollama.Start(t)
 	ctx := context.Background()
+	// A SentencePiece vocabulary, like the other test models': a 9-token WordPiece one
+	// made ollama serve segfault now and then while loading it (vocab-only, in-process),
+	// taking the shared server down with it.
 	const model = "tiny-words"
 	words := []string{"pond", "ice", "water", "winter", "boat", "fish"}
 	vecs := make([][]float32, len(words))
@@ -27,7 +30,7 @@ func TestZeroVectorChunk(t *testing.T) {
 		vecs[i][i] = 1
 		vecs[i][(i+1)%8] = 0.5
 	}
-	if err := srv.CreateModel(ctx, model, gguf.Options{Words: words, Vectors: vecs, WordPiece: true, Width: 16}); err != nil {
+	if err := srv.CreateModel(ctx, model, gguf.Options{Words: words, Vectors: vecs, Width: 16}); err != nil {
 		t.Fatal(err)
 	}
 	known := strings.Repeat("The pond ice and the winter water. A boat and a fish on the pond. ", 12)
