@@ -66,7 +66,9 @@ type ProgressFunc func(library.Document)
 // A mail's attachments are saved under the library folder (attachments/) and ingested
 // after it, each as its own document; their results are in Result.Attachments.
 func (e *Engine) IngestFile(ctx context.Context, path string, progress ProgressFunc) (Result, error) {
-	return e.ingestTree(ctx, path, progress, 0, nil)
+	r, err := e.ingestTree(ctx, path, progress, 0, nil)
+	e.warmThreshold(ctx)
+	return r, err
 }
 
 func (e *Engine) ingestTree(ctx context.Context, path string, progress ProgressFunc, depth int, lb *lexBatch) (Result, error) {
@@ -375,6 +377,9 @@ func (e *Engine) EmbedPending(ctx context.Context) (int, error) {
 	for {
 		chunks, err := e.lib.Unembedded(ctx, 256)
 		if err != nil || len(chunks) == 0 {
+			if n > 0 {
+				e.warmThreshold(ctx)
+			}
 			return n, err
 		}
 		if err := e.embed(ctx, chunks, func(int) {}); err != nil {
@@ -559,6 +564,7 @@ func (e *Engine) IngestFiles(ctx context.Context, paths []string, workers int, p
 		firstErr = fmt.Errorf("index: %w", err)
 	}
 	index.DropWordCache() // the burst is over: give its memory back
+	e.warmThreshold(ctx)
 	if firstErr == nil {
 		firstErr = ctx.Err()
 	}

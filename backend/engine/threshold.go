@@ -79,10 +79,21 @@ type Threshold struct {
 
 // fits reports whether t still holds for model over n vectors. The best score among n
 // unrelated passages creeps up with n, so it is measured again once the library has
-// doubled or halved since.
+// doubled or halved since, and on any change while it is small (below
+// thresholdSettles vectors), where one document more moves the best scores most.
 func (t Threshold) fits(model string, n int) bool {
-	return t.Model == model && t.Vectors > 0 && n <= 2*t.Vectors && 2*n >= t.Vectors
+	if t.Model != model || t.Vectors <= 0 {
+		return false
+	}
+	if t.Vectors < thresholdSettles {
+		return n == t.Vectors
+	}
+	return n <= 2*t.Vectors && 2*n >= t.Vectors
 }
+
+// thresholdSettles is the library size (vectors) from which a measured threshold is kept
+// until the library doubles or halves.
+const thresholdSettles = 256
 
 // thresholdFromScores applies the rule: the probeQuantile-th best score (nearest rank),
 // rounded up to the next hundredth.
@@ -105,6 +116,17 @@ func (e *Engine) MinVectorScore(ctx context.Context) float64 {
 		return DefaultMinVectorScore
 	}
 	return t.Value
+}
+
+// warmThreshold measures the threshold after an ingest (once per IngestFile, IngestFiles
+// or EmbedPending, not per document), when it is measured at all and the one kept no
+// longer fits, so that the first search after it does not wait for one batch of probe
+// embeddings. Without vectors of the model, or on a failure, it does nothing: the next
+// search tries again.
+func (e *Engine) warmThreshold(ctx context.Context) {
+	if e.Config().MinVectorScore == 0 {
+		_, _ = e.threshold(ctx)
+	}
 }
 
 // threshold returns the measured threshold for the current model and library, measuring

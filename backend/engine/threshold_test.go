@@ -12,7 +12,7 @@ import (
 )
 
 // verifies the measured relevance threshold with an embedding model whose vectors mean
-// something: it is measured once the library has vectors, kept in the vectors folder and
+// something: it is measured as the ingest embeds, kept in the vectors folder and
 // read back after a restart (with Ollama gone), applied to searches (a question in the
 // library's words keeps vector matches, nearly every probe question finds none), and a
 // threshold in the settings overrides it.
@@ -48,17 +48,18 @@ func TestMeasuredThreshold(t *testing.T) {
 		}
 	}
 
-	v := eng.MinVectorScore(ctx)
+	// Measured as the ingest embedded, before any search.
 	raw, err := os.ReadFile(filepath.Join(dir, "vectors", thresholdFile))
 	if err != nil {
-		t.Fatalf("threshold not kept: %v", err)
+		t.Fatalf("threshold not measured by the ingest: %v", err)
 	}
+	v := eng.MinVectorScore(ctx)
 	var kept Threshold
 	if err := json.Unmarshal(raw, &kept); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("threshold %.2f from probe scores %.3f", v, kept.ProbeScores)
-	if kept.Model != embed || kept.Vectors != eng.vec.Len() || len(kept.ProbeScores) != len(probeQuestions) ||
+	if !kept.fits(embed, eng.vec.Len()) || len(kept.ProbeScores) != len(probeQuestions) ||
 		kept.Value != v || v != thresholdFromScores(kept.ProbeScores) || v <= 0 || v > 1 {
 		t.Fatalf("threshold %v, kept %s", v, raw)
 	}
@@ -105,8 +106,8 @@ func TestMeasuredThreshold(t *testing.T) {
 	}
 }
 
-// verifies when a measured threshold is measured again: another model, or a library
-// doubled or halved since.
+// verifies when a measured threshold is measured again: another model, a library doubled
+// or halved since, or any change to a small one.
 func TestThresholdFits(t *testing.T) {
 	th := Threshold{Model: "m", Vectors: 1000, Value: 0.6}
 	for _, c := range []struct {
@@ -117,6 +118,12 @@ func TestThresholdFits(t *testing.T) {
 		if got := th.fits(c.model, c.n); got != c.want {
 			t.Errorf("fits(%q, %d) = %v, want %v", c.model, c.n, got, c.want)
 		}
+	}
+	// A small library is measured again on any change.
+	small := Threshold{Model: "m", Vectors: 100, Value: 0.6}
+	if !small.fits("m", 100) || small.fits("m", 101) || small.fits("m", 99) {
+		t.Errorf("a threshold measured over 100 vectors: fits 100 %v, 101 %v, 99 %v; want true, false, false",
+			small.fits("m", 100), small.fits("m", 101), small.fits("m", 99))
 	}
 	// The 90th of 10 scores by nearest rank is the 9th, rounded up to a hundredth.
 	if got := thresholdFromScores([]float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.834, 0.95}); got != 0.84 {
