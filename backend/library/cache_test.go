@@ -10,11 +10,7 @@ import (
 // a document deletes exactly the entries that searched it; a cache hit is listed with its
 // session; clearing empties it; prefs round-trip.
 func TestCacheStore(t *testing.T) {
-	l, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := openTemp(t)
 	ctx := context.Background()
 	a := CacheEntry{Question: "Why?", TextKey: "why|x|", Scope: "", Family: "ollama/tiny", Fingerprint: "f", Answer: "A", Mode: "model",
 		CostUSD: 0.5, DocIDs: []string{"d1", "d2"}}
@@ -71,11 +67,7 @@ func TestCacheStore(t *testing.T) {
 
 // verifies the memory store: add, list, update, delete, and not-found errors.
 func TestMemoryStore(t *testing.T) {
-	l, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := openTemp(t)
 	ctx := context.Background()
 	m := Memory{Kind: "preference", Slot: "language", Text: "wants answers in French", Source: "Always answer in French"}
 	if err := l.AddMemory(ctx, &m); err != nil || m.ID == 0 {

@@ -9,16 +9,23 @@ import (
 	"testing"
 )
 
+// openTemp opens a new library in a temporary folder, closed when the test ends.
+func openTemp(t *testing.T) *Library {
+	t.Helper()
+	l, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
 // verifies what searches read from memory (children's parents, parents, documents, counts)
 // follows every write at once: a re-chunked document's old passages are gone and its new
 // ones found, a deleted document's passages are gone, a renamed document reads renamed.
 func TestMemoFollowsWrites(t *testing.T) {
 	ctx := context.Background()
-	l, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := openTemp(t)
 	tree := func(doc string, n int) []Parent {
 		var ps []Parent
 		for i := range n {
@@ -165,11 +172,7 @@ func TestMemoFollowsWrites(t *testing.T) {
 // passage.
 func TestMemoOwnPassage(t *testing.T) {
 	ctx := context.Background()
-	l, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := openTemp(t)
 	if err := l.PutDocument(ctx, &Document{ID: "d", Path: "/d", Status: StatusReady}); err != nil {
 		t.Fatal(err)
 	}
@@ -194,11 +197,7 @@ func TestMemoOwnPassage(t *testing.T) {
 // documents in parallel failed with "database is locked" after the busy timeout.
 func TestConcurrentDocumentAndPassageWrites(t *testing.T) {
 	ctx := context.Background()
-	l, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := openTemp(t)
 	for _, id := range []string{"a", "b"} {
 		if err := l.PutDocument(ctx, &Document{ID: id, Path: "/" + id, Status: StatusReady}); err != nil {
 			t.Fatal(err)

@@ -12,11 +12,7 @@ import (
 // document are stored once, and removing the document removes both.
 func TestReplaceTree(t *testing.T) {
 	ctx := context.Background()
-	l, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := openTemp(t)
 	if err := l.PutDocument(ctx, &Document{ID: "d", Path: "/d.txt", Status: StatusReady}); err != nil {
 		t.Fatal(err)
 	}

@@ -9,11 +9,7 @@ import (
 // merely shares its name as a prefix) and leaves the others.
 func TestRelocate(t *testing.T) {
 	ctx := context.Background()
-	l, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := openTemp(t)
 	for _, d := range []*Document{
 		{ID: "in", Path: "/old/lib/inbox/a.pdf", Title: "A", Kind: "pdf", Status: StatusReady},
 		{ID: "sibling", Path: "/old/library2/b.pdf", Title: "B", Kind: "pdf", Status: StatusReady},

@@ -90,11 +90,7 @@ func TestMigrateV1(t *testing.T) {
 	migrated := schemaOf(t, l.db)
 	l.Close()
 
-	fresh, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fresh.Close()
+	fresh := openTemp(t)
 	if diff := schemaDiff(migrated, schemaOf(t, fresh.db)); diff != "" {
 		t.Fatalf("migrated schema differs from a fresh one (-migrated +fresh):\n%s", diff)
 	}
@@ -117,11 +113,7 @@ func TestMigrateV1(t *testing.T) {
 // still counting a deleted session's spending.
 func TestSessions(t *testing.T) {
 	ctx := context.Background()
-	l, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := openTemp(t)
 	for _, id := range []string{"a", "b"} {
 		if err := l.CreateSession(ctx, &Session{ID: id, Title: "Session " + id}); err != nil {
 			t.Fatal(err)
