@@ -3,6 +3,7 @@ package pdftext
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -30,30 +31,16 @@ func stream(dict, data string) string {
 // withAnnots puts an /Annots entry in the page of a buildPDF document.
 func withAnnots(pdf []byte, annots string) []byte {
 	s := strings.Replace(string(pdf), "%ANNOTS%", "/Annots "+annots, 1)
-	// The xref offsets after the page moved: rebuild them.
-	return fixXref(s)
+	// The objects after the page moved: assemble them again for a correct xref table.
+	var objs []string
+	for _, m := range objRE.FindAllStringSubmatch(s[:strings.Index(s, "xref\n")], -1) {
+		objs = append(objs, m[1])
+	}
+	return testpdf.Assemble(objs)
 }
 
-func fixXref(s string) []byte {
-	head := s[:strings.Index(s, "xref\n")]
-	var offs []int
-	for i := 1; ; i++ {
-		k := strings.Index(head, fmt.Sprintf("\n%d 0 obj\n", i))
-		if k < 0 {
-			break
-		}
-		offs = append(offs, k+1)
-	}
-	var b strings.Builder
-	b.WriteString(head)
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offs)+1)
-	for _, off := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offs)+1, xref)
-	return []byte(b.String())
-}
+// objRE matches an object of an assembled PDF (objects numbered 1, 2, … in order).
+var objRE = regexp.MustCompile(`(?s)\d+ 0 obj\n(.*?)\nendobj\n`)
 
 const helv = "<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> >> >>"
 
@@ -262,14 +249,7 @@ func TestPagesAndInheritance(t *testing.T) {
 		stream("", "BT /F1 12 Tf 72 700 Td (tw"),
 		stream("", "o) Tj ET"),
 	}
-	var b strings.Builder
-	b.WriteString("%PDF-1.7\n")
-	for i, o := range objs {
-		fmt.Fprintf(&b, "\n%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	b.WriteString("xref\n")
-	pdf := fixXref(b.String())
-	pages := extractAll(t, pdf)
+	pages := extractAll(t, testpdf.Assemble(objs))
 	var got []string
 	for _, p := range pages {
 		got = append(got, p.Text)
