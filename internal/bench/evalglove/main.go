@@ -9,6 +9,7 @@
 //
 //	eval embed=MODEL mode=M n=N hit@1=… hit@5=… hit@10=… mrr@10=… unanswerable_correct=…
 //
+// then the threshold Carrel measured for the model (threshold embed=MODEL value=T …),
 // and, for calibrating min_vector_score, one line per question kind with the cosine of
 // its questions' best vector hits (measured with min_vector_score -1):
 //
@@ -77,8 +78,6 @@ func run(model, lib string, words int, qa string) error {
 		Marker:  fmt.Sprintf("%s words=%d", model, words),
 		Library: lib,
 		QA:      qa,
-		// A chunk with no word in the vocabulary has a zero mean, which the vector index
-		// refuses; evalglove has always gone on without the chunks left unembedded.
 	})
 	if err != nil {
 		return err

