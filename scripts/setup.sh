@@ -9,7 +9,7 @@ Darwin)
   exit 0 ;;
 Linux) ;;
 *)
-  echo "Automatic setup supports Debian/Ubuntu and macOS; on Windows see README (Build on Windows)."
+  echo "Automatic setup supports Debian/Ubuntu and macOS; on Windows see docs/building.md."
   exit 0 ;;
 esac
 if ! command -v apt-get >/dev/null; then

@@ -104,7 +104,7 @@ func dist(v []float64) Dist {
 // MinThreshold is the lowest cosine the cache accepts whatever a calibration says.
 const MinThreshold = 0.85
 
-// DefaultThreshold is the cosine a hit needs unless configured (see the README).
+// DefaultThreshold is the cosine a hit needs unless configured (see docs/cache-and-memory.md).
 const DefaultThreshold = 0.92
 
 // Calibrate measures pairs whose cosines are given in the same order (cos[i] for

@@ -15,8 +15,8 @@ import (
 // are split with.
 type Profiles map[string]Options
 
-// DefaultProfiles are the chunk sizes per document type; README.md
-// ("Chunking defaults") says why each is what it is. Sizes are characters:
+// DefaultProfiles are the chunk sizes per document type; docs/chunking.md
+// says why each is what it is. Sizes are characters:
 // about 4 per token of English prose, about 3 per token of code.
 func DefaultProfiles() Profiles {
 	return Profiles{

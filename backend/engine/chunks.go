@@ -16,7 +16,7 @@ import (
 
 // lexicalOnParents says what the lexical index holds: parents (whole passages) or their
 // children. Vectors always hold children. Measured on the dev questions over the pdfcpu
-// corpus (README, "Chunking defaults"): BM25 over parents ranks better (MRR@10 0.719 vs
+// corpus (docs/chunking.md): BM25 over parents ranks better (MRR@10 0.719 vs
 // 0.642 over children), since a parent holds more of a question's words together and
 // BM25's length normalisation already copes with its size.
 var lexicalOnParents = true

@@ -2,7 +2,7 @@
 // evaluse): given a server that speaks Ollama's HTTP API with an embedding model, it
 // ingests the pdfcpu corpus through Carrel's CLI in-process (cli.Run), runs `carrel eval`
 // on the questions in every mode, finds the best vector score of each question by kind,
-// evaluates again at the threshold the README's manual rule gives, and prints the answer
+// evaluates again at the threshold the manual rule (docs/retrieval.md) gives, and prints the answer
 // cache's calibration. The lines it prints:
 //
 //	eval embed=MODEL mode=M min_vector_score=S n=N hit@1=… hit@5=… hit@10=… mrr@10=… unanswerable_correct=…
@@ -130,7 +130,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	// The README's rule: just above the unanswerable questions' best vector scores.
+	// The manual rule (docs/retrieval.md): just above the unanswerable questions' best vector scores.
 	err = withMinVectorScore(lib, threshold, func() error {
 		for _, mode := range []string{"vector", "hybrid"} {
 			if err := eval(mode, fmt.Sprintf("%.2f", threshold)); err != nil {
@@ -243,7 +243,7 @@ func withMinVectorScore(lib string, v float64, fn func() error) error {
 }
 
 // calibrate prints the best vector score of each question by kind (run it with nothing
-// dropped) and returns the threshold the README's rule gives: the highest unanswerable
+// dropped) and returns the threshold the manual rule (docs/retrieval.md) gives: the highest unanswerable
 // question's best score, rounded up to the next hundredth.
 func calibrate(qa string, carrel func(...string) ([]byte, error)) (float64, error) {
 	f, err := os.Open(qa)

@@ -4,8 +4,8 @@
 // `carrel eval` on the dev questions in every mode. -model picks the embedder: glove-mean
 // (the plain mean of the words' normalised vectors, the default) or glove-sif (SIF: the
 // SIF-weighted sum of the words' vectors less the common component). glove-mean is the
-// default because it measured better in hybrid mode (the figures are in the README's
-// Retrieval section). It prints one line per mode:
+// default because it measured better in hybrid mode (the figures are in docs/retrieval.md,
+// "With a real embedding model"). It prints one line per mode:
 //
 //	eval embed=MODEL mode=M n=N hit@1=… hit@5=… hit@10=… mrr@10=… unanswerable_correct=…
 //

@@ -13,7 +13,7 @@
 // the pdfcpu corpus through Carrel's CLI with --embed-model use-lite, runs `carrel eval`
 // in every mode at the threshold Carrel measures itself (min_vector_score unset), prints
 // that threshold and its probes' scores, the best vector scores per question kind, vector
-// and hybrid at the README's manual-rule threshold, and the answer cache's calibration:
+// and hybrid at the manual-rule threshold (docs/retrieval.md), and the answer cache's calibration:
 //
 //	eval embed=use-lite mode=M min_vector_score=S n=N hit@1=… hit@5=… hit@10=… mrr@10=… unanswerable_correct=…
 //	threshold embed=use-lite value=T vectors=N probes=P probe_scores=…
