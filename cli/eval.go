@@ -13,7 +13,7 @@ import (
 	"github.com/carrel-app/carrel/backend/retrieve"
 )
 
-// evalCmd scores retrieval on a question file (../shared/eval/README.md format):
+// evalCmd scores retrieval on a question file (JSON lines of retrieve.Question):
 //
 //	carrel eval [--json] [--mode M] [--k N] [-v] QA.jsonl
 //

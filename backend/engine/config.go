@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/carrel-app/carrel/backend/envconfig"
 	"github.com/carrel-app/carrel/backend/llm"
 )
 
@@ -84,7 +85,7 @@ func LoadConfig(dir string) (Config, error) {
 // DefaultDir is the library folder used when none is given: $CARREL_LIBRARY, else the
 // one chosen in the app ([RememberedDir]), else [StandardDir].
 func DefaultDir() string {
-	if d := os.Getenv("CARREL_LIBRARY"); d != "" {
+	if d := envconfig.Library(); d != "" {
 		return d
 	}
 	if d := RememberedDir(); d != "" {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/carrel-app/carrel/backend/chunk"
+	"github.com/carrel-app/carrel/backend/envconfig"
 	"github.com/carrel-app/carrel/backend/index"
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/library"
@@ -592,7 +593,7 @@ var (
 // ingestGC raises the GC target for the length of an ingest and returns what
 // restores it; overlapping ingests share one raise.
 func ingestGC() (restore func()) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+	if envconfig.GCTunedByUser() {
 		return func() {}
 	}
 	gcMu.Lock()

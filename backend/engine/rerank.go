@@ -1,23 +1,19 @@
 package engine
 
 import (
-	"os"
-
+	"github.com/carrel-app/carrel/backend/envconfig"
 	"github.com/carrel-app/carrel/backend/rerank"
 	"github.com/carrel-app/carrel/backend/retrieve"
 )
 
-// rerankEnv turns the lexical reader on: it did not help on the dev set (see
-// backend/rerank), so it is off unless CARREL_RERANK=lexical, for measuring it on other
-// libraries and models.
-const rerankEnv = "CARREL_RERANK"
-
 // rerank reorders retrieved hits by reading the question with each passage (see
-// backend/rerank), when turned on by rerankEnv. A vector-only search is left in its
+// backend/rerank), when CARREL_RERANK=lexical (envconfig.Reranker): the reader did not
+// help on the dev set, so it is off unless asked for, to measure it on other libraries
+// and models. A vector-only search is left in its
 // order: the reader reads words, and the user asked for meaning alone. If the question's
 // term weights cannot be read, the retrieval order stands.
 func (e *Engine) rerank(query string, mode retrieve.Mode, hits []retrieve.Hit) []retrieve.Hit {
-	if len(hits) < 2 || mode == retrieve.Vector || os.Getenv(rerankEnv) != "lexical" {
+	if len(hits) < 2 || mode == retrieve.Vector || envconfig.Reranker() != envconfig.RerankLexical {
 		return hits
 	}
 	tw, err := e.lex.QueryTerms(query)

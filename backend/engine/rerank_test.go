@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/carrel-app/carrel/backend/envconfig"
 	"github.com/carrel-app/carrel/backend/rerank"
 	"github.com/carrel-app/carrel/internal/testcorpus"
 )
@@ -35,12 +36,12 @@ func TestSearchRerankHook(t *testing.T) {
 		}
 		return out
 	}
-	t.Setenv(rerankEnv, "")
+	t.Setenv(envconfig.RerankVar, "")
 	plain := search()
 	if len(plain) < 5 {
 		t.Fatalf("only %d hits", len(plain))
 	}
-	t.Setenv(rerankEnv, "lexical")
+	t.Setenv(envconfig.RerankVar, "lexical")
 	reranked := search()
 
 	tw, err := eng.lex.QueryTerms(q)

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/envconfig"
 	"github.com/klippa-app/go-pdfium"
 	"github.com/klippa-app/go-pdfium/webassembly"
 	"github.com/tetratelabs/wazero"
@@ -164,7 +165,7 @@ func sharedEngine() (*engine, error) {
 // module): $CARREL_CACHE_DIR if set, else the user cache directory's
 // "carrel" folder. It returns "" when neither can be determined.
 func CacheDir() string {
-	if d := os.Getenv("CARREL_CACHE_DIR"); d != "" {
+	if d := envconfig.CacheDir(); d != "" {
 		return d
 	}
 	d, err := os.UserCacheDir()

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/carrel-app/carrel/backend/envconfig"
 	"github.com/klippa-app/go-pdfium"
 	"github.com/klippa-app/go-pdfium/enums"
 	"github.com/klippa-app/go-pdfium/references"
@@ -71,11 +72,11 @@ const (
 var ErrOCRMissing = errors.New("scanned pages need OCR: install tesseract-ocr")
 
 func (o OCROptions) withDefaults() OCROptions {
-	if strings.EqualFold(os.Getenv("CARREL_OCR"), "off") {
+	if envconfig.OCROff() {
 		o.Off = true
 	}
 	if o.Tesseract == "" {
-		o.Tesseract = os.Getenv("CARREL_TESSERACT")
+		o.Tesseract = envconfig.Tesseract()
 	}
 	if o.Languages == "" {
 		o.Languages = "eng"

@@ -3,9 +3,9 @@ package llm
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
+	"github.com/carrel-app/carrel/backend/envconfig"
 	"github.com/zalando/go-keyring"
 )
 
@@ -17,11 +17,8 @@ const KeyringService = "Carrel"
 // no Secret Service, such as GNOME Keyring or KeePassXC, on the D-Bus session bus).
 var ErrNoKeyring = errors.New("no keyring service on this machine")
 
-// keyEnv is the environment variable each provider's key can come from instead.
-var keyEnv = map[string]string{"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
-
 // KeyEnv names the environment variable that can hold provider's API key.
-func KeyEnv(provider string) string { return keyEnv[provider] }
+func KeyEnv(provider string) string { return envconfig.APIKeyVar(provider) }
 
 // Key sources, as [APIKey] reports them.
 const (
@@ -30,7 +27,7 @@ const (
 )
 
 func checkProvider(provider string) error {
-	if _, ok := keyEnv[provider]; !ok {
+	if envconfig.APIKeyVar(provider) == "" {
 		return fmt.Errorf("unknown provider %q: use openai or anthropic", provider)
 	}
 	return nil
@@ -75,17 +72,17 @@ func APIKey(provider string) (key, source string, err error) {
 	if kerr == nil && key != "" {
 		return key, KeySourceKeyring, nil
 	}
-	if env := strings.TrimSpace(os.Getenv(keyEnv[provider])); env != "" {
+	if env := envconfig.APIKey(provider); env != "" {
 		return env, KeySourceEnv, nil
 	}
 	if kerr != nil && !errors.Is(kerr, keyring.ErrNotFound) {
 		return "", "", fmt.Errorf("%w for %s: %w", ErrNoAPIKey, provider, noKeyring(provider, kerr))
 	}
-	return "", "", fmt.Errorf("%w for %s: add it in Settings (or `carrel keys set %s`), or set %s", ErrNoAPIKey, provider, provider, keyEnv[provider])
+	return "", "", fmt.Errorf("%w for %s: add it in Settings (or `carrel keys set %s`), or set %s", ErrNoAPIKey, provider, provider, envconfig.APIKeyVar(provider))
 }
 
 // noKeyring explains a keyring failure without repeating anything secret.
 func noKeyring(provider string, cause error) error {
 	return fmt.Errorf("%w (%v): set %s in Carrel's environment instead; Carrel never stores keys in its library or logs",
-		ErrNoKeyring, cause, keyEnv[provider])
+		ErrNoKeyring, cause, envconfig.APIKeyVar(provider))
 }

@@ -10,13 +10,13 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/envconfig"
 	"github.com/ollama/ollama/api"
 )
 
@@ -56,7 +56,7 @@ func NewOllama(host string) *Ollama {
 // NewOllamaClient is [NewOllama] with the HTTP client to send requests with.
 func NewOllamaClient(host string, hc *http.Client) *Ollama {
 	if strings.TrimSpace(host) == "" {
-		host = os.Getenv("OLLAMA_HOST")
+		host = envconfig.OllamaHost()
 	}
 	base := parseHost(host)
 	return &Ollama{host: base.String(), client: api.NewClient(base, hc)}

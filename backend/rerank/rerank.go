@@ -18,7 +18,7 @@
 // through the chat model was the other design; on a CPU it costs seconds per passage,
 // more than the whole answer, so it is not used.
 //
-// Measured on ../shared/eval/dev.jsonl (lexical mode, the pdfcpu corpus, 18 answerable
+// Measured on the dev question set (`carrel eval`; lexical mode, the pdfcpu corpus, 18 answerable
 // questions), the reader is not a clear gain, so the engine leaves it off unless
 // CARREL_RERANK=lexical is set. It lifts passages that state the question's words (an
 // exact-term question rose 6 → 2) and demotes the right passage of paraphrased questions,

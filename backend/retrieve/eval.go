@@ -9,10 +9,11 @@ import (
 	"strings"
 )
 
-// Question is one line of a question-answering evaluation file (the format of
-// ../shared/eval/README.md): the document (a file name) and physical 1-based pages that
-// answer it, and terms that appear literally on those pages. An unanswerable question has
-// no document, pages or terms.
+// Question is one line of a question-answering evaluation file (JSON lines, such as the
+// 60-question dev set over the pdfcpu corpus kept beside the repository): the document
+// (a file name) and physical 1-based pages (pdftotext's -f N) that answer it, and terms
+// that appear literally (case-insensitively) on those pages. An unanswerable question
+// has no document, pages or terms, and kind "unanswerable".
 type Question struct {
 	ID          string   `json:"id"`
 	Doc         string   `json:"doc"`

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"time"
+
+	"github.com/carrel-app/carrel/backend/envconfig"
 )
 
 // Version is the Ollama release the tests run. Later releases do not build
@@ -20,7 +22,7 @@ const Version = "v0.6.5"
 // build takes about 5 minutes on 2 cores; a file lock keeps test packages
 // that run in parallel from building it twice.
 func Binary() (string, error) {
-	if p := os.Getenv("CARREL_OLLAMA_BIN"); p != "" {
+	if p := envconfig.OllamaBin(); p != "" {
 		if _, err := os.Stat(p); err != nil {
 			return "", fmt.Errorf("CARREL_OLLAMA_BIN: %w", err)
 		}

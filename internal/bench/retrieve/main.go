@@ -1,6 +1,7 @@
 // Command retrieve benchmarks Carrel's hybrid retrieval (BM25 in bleve + FAISS + RRF +
-// parents) at growing library sizes and runs the peer anchor
-// (../shared/anchors/retrieval_anchor.py) in the same run, printing one line per size:
+// parents) at growing library sizes and runs the peer anchor (retrieval_anchor.py, kept
+// beside the repository; the Taskfile passes it with -anchor) in the same run, printing
+// one line per size:
 //
 //	retrieve n=N carrel_p50_ms=A carrel_p99_ms=B anchor_p50_ms=C ratio=C/A rss_mb=M
 //
@@ -78,7 +79,7 @@ func main() {
 	sizesFlag := flag.String("sizes", "10000,100000", "library sizes in chunks, comma-separated")
 	nq := flag.Int("queries", 500, "queries per size")
 	runs := flag.Int("runs", 3, "timed runs per size; the line reports the median run's p50 and p99")
-	anchor := flag.String("anchor", "../shared/anchors/retrieval_anchor.py", "anchor script; \"\" skips it")
+	anchor := flag.String("anchor", "", "anchor script (retrieval_anchor.py; the Taskfile passes it); \"\" skips it")
 	python := flag.String("python", "/usr/bin/python3", "python for the anchor")
 	mode := flag.String("mode", "hybrid", "carrel search mode timed: hybrid, lexical or vector")
 	ivfMin := flag.Int("ivf", 0, "switch the vector store to IVF at this many vectors (0: flat; see index.Vectors.SetIVF)")

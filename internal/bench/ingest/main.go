@@ -1,7 +1,8 @@
-// Command benchingest times Carrel's ingestion of the pdfcpu test corpus
-// through the real CLI and engine (extract, chunk, SQLite, BM25 index; Ollama
-// unreachable, so no embeddings) and, in the same run, the peer extractors of
-// ../shared/anchors/extract_anchor.py on the same files. It prints one line:
+// Command ingest times Carrel's ingestion of the pdfcpu test corpus through the
+// real CLI and engine (extract, chunk, SQLite, BM25 index; Ollama unreachable,
+// so no embeddings) and, in the same run, the peer extractors of the anchor
+// script given with -anchor (extract_anchor.py, kept beside the repository and
+// passed by the Taskfile's ANCHORS) on the same files. It prints one line:
 //
 //	ingest carrel_pages_per_s=X pymupdf_pages_per_s=Y pypdf_pages_per_s=Z ratio_vs_pymupdf=R
 //
@@ -10,6 +11,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -25,10 +27,11 @@ import (
 	"time"
 
 	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/envconfig"
 )
 
 func main() {
-	anchor := flag.String("anchor", "../shared/anchors/extract_anchor.py", "the peer extractors' script")
+	anchor := flag.String("anchor", "", "the peer extractors' script (extract_anchor.py; the Taskfile passes it)")
 	python := flag.String("python", "/usr/bin/python3", "Python with python3-fitz and python3-pypdf")
 	corpus := flag.String("corpus", "", "folder of PDFs (default: the pdfcpu module's pkg/testdata)")
 	verbose := flag.Bool("v", false, "print each document's outcome and the anchors' output")
@@ -89,7 +92,7 @@ func run(anchor, python, corpus string, workers int, verbose bool) error {
 	// Carrel, through the engine the CLI and the app drive. OCR is off: the anchors
 	// read text layers only, and the corpus's 40-odd scanned pages would be timed
 	// against Tesseract, not against PyMuPDF.
-	os.Setenv("CARREL_OCR", "off")
+	os.Setenv(envconfig.OCRVar, "off")
 	eng, err := engine.Open(engine.Config{Dir: lib, OllamaHost: "127.0.0.1:9"})
 	if err != nil {
 		return err
@@ -118,6 +121,9 @@ func run(anchor, python, corpus string, workers int, verbose bool) error {
 	fmt.Fprintf(os.Stderr, "carrel     files=%d no_text_or_failed=%d pages_stored=%d secs=%.2f cpu_secs=%.2f pages_per_cpu_s=%.1f tail_secs=%.2f workers=%d\n", len(files), failed, stored, secs, cpu, float64(stored)/cpu, tail, workers)
 
 	// The anchors, on the same files.
+	if anchor == "" {
+		return errors.New("no -anchor script given: the ratio needs the peer extractors' pages (go tool task bench:ingest passes it)")
+	}
 	out, err := exec.Command(python, anchor, corpus).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%s: %v\n%s", anchor, err, out)

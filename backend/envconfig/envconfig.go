@@ -1,0 +1,122 @@
+// Package envconfig is the one place that reads the environment variables Carrel
+// understands. Each setting is a function that reads its variable when called, so a
+// change (or a test's t.Setenv) takes effect at the next call; [All] lists every setting
+// with its meaning, for documentation and for `carrel env`-style listings.
+//
+// Settings that belong to a library (models, provider, budget) live in the library's
+// config.json (backend/settings), not here: the environment is for the machine (where
+// things are, what is installed) and for switches that measure or debug Carrel.
+package envconfig
+
+import (
+	"os"
+	"strings"
+)
+
+// Var describes one environment variable.
+type Var struct {
+	Name string
+	// Usage says what it does and what values mean.
+	Usage string
+	// Value reads its current value ("" when unset).
+	Value func() string
+}
+
+// The variables, by name.
+const (
+	LibraryVar      = "CARREL_LIBRARY"
+	OCRVar          = "CARREL_OCR"
+	TesseractVar    = "CARREL_TESSERACT"
+	CacheDirVar     = "CARREL_CACHE_DIR"
+	RerankVar       = "CARREL_RERANK"
+	OllamaBinVar    = "CARREL_OLLAMA_BIN"
+	OllamaHostVar   = "OLLAMA_HOST"
+	OpenAIKeyVar    = "OPENAI_API_KEY"
+	AnthropicKeyVar = "ANTHROPIC_API_KEY"
+)
+
+func get(name string) string { return os.Getenv(name) }
+
+// Library is the library folder to open, overriding the one chosen in the app; "" when
+// unset.
+func Library() string { return get(LibraryVar) }
+
+// OCROff reports whether OCR of scanned pages is switched off (CARREL_OCR=off, in any
+// case): scanned documents are then reported as needing OCR instead of being read.
+func OCROff() bool { return strings.EqualFold(get(OCRVar), "off") }
+
+// Tesseract is the Tesseract program to run for OCR; "" looks for `tesseract` on PATH.
+func Tesseract() string { return get(TesseractVar) }
+
+// CacheDir is where ingest keeps its caches (the compiled PDFium module); "" uses the
+// user cache directory.
+func CacheDir() string { return get(CacheDirVar) }
+
+// Reranker is the reranker run on retrieved passages: [RerankLexical] turns on the
+// lexical reader (backend/rerank), anything else leaves retrieval's order.
+func Reranker() Rerank { return Rerank(get(RerankVar)) }
+
+// Rerank names a reranker.
+type Rerank string
+
+// RerankLexical is backend/rerank's lexical reader.
+const RerankLexical Rerank = "lexical"
+
+// OllamaHost is the Ollama server's address as Ollama itself reads it (host, host:port
+// or URL); "" means 127.0.0.1:11434. A library's config.json ollama_host wins over it.
+func OllamaHost() string { return get(OllamaHostVar) }
+
+// OllamaBin is the Ollama binary the tests and benches run; "" builds one into the user
+// cache (internal/testollama).
+func OllamaBin() string { return get(OllamaBinVar) }
+
+// APIKey is a cloud provider's key from the environment ("openai": OPENAI_API_KEY,
+// "anthropic": ANTHROPIC_API_KEY); the OS keyring is asked first (backend/llm). "" for an
+// unknown provider or an unset variable.
+func APIKey(provider string) string {
+	if name := APIKeyVar(provider); name != "" {
+		return strings.TrimSpace(get(name))
+	}
+	return ""
+}
+
+// APIKeyVar is the variable holding a provider's key, or "" for an unknown provider.
+func APIKeyVar(provider string) string {
+	switch provider {
+	case "openai":
+		return OpenAIKeyVar
+	case "anthropic":
+		return AnthropicKeyVar
+	}
+	return ""
+}
+
+// GCTunedByUser reports whether GOGC or GOMEMLIMIT is set: ingest then leaves the
+// garbage collector as the user set it instead of raising its target.
+func GCTunedByUser() bool { return os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" }
+
+// All lists every variable Carrel reads, in a stable order. API keys are listed with
+// their value hidden.
+func All() []Var {
+	hidden := func(name string) func() string {
+		return func() string {
+			if get(name) == "" {
+				return ""
+			}
+			return "(set)"
+		}
+	}
+	return []Var{
+		{LibraryVar, "library folder to open (wins over the folder chosen in the app)", Library},
+		{OllamaHostVar, "Ollama's address (default 127.0.0.1:11434; a library's ollama_host wins)", OllamaHost},
+		{OCRVar, "off: do not OCR scanned pages", func() string { return get(OCRVar) }},
+		{TesseractVar, "Tesseract program for OCR (default: tesseract on PATH)", Tesseract},
+		{CacheDirVar, "ingest's cache folder, the compiled PDFium module (default: the user cache folder's carrel)", CacheDir},
+		{RerankVar, "lexical: rerank retrieved passages with the lexical reader (off by default: no gain on the dev set)", func() string { return string(Reranker()) }},
+		{OpenAIKeyVar, "OpenAI API key, when the OS keyring has none", hidden(OpenAIKeyVar)},
+		{AnthropicKeyVar, "Anthropic API key, when the OS keyring has none", hidden(AnthropicKeyVar)},
+		{"GOGC", "Go's GC target; set (or GOMEMLIMIT), ingest leaves the GC alone", func() string { return os.Getenv("GOGC") }},
+		{"GOMEMLIMIT", "Go's soft memory limit; see GOGC", func() string { return os.Getenv("GOMEMLIMIT") }},
+		{OllamaBinVar, "tests and benches: the Ollama binary to run (default: built into the user cache)", OllamaBin},
+	}
+}
