@@ -43,6 +43,10 @@ func RunDesktop(eng *engine.Engine, assets fs.FS) error {
 	// The window opens at the size it was closed at (window.go).
 	winFile := windowFile()
 	win := loadWindow(winFile, windowState{Width: 1280, Height: 820}, 900, 560)
+	bind := []any{a}
+	if d := newUIDump(); d != nil {
+		bind = append(bind, d)
+	}
 	startState := options.Normal
 	if win.Maximised {
 		startState = options.Maximised
@@ -79,6 +83,6 @@ func RunDesktop(eng *engine.Engine, assets fs.FS) error {
 			return false
 		},
 		OnShutdown: func(context.Context) { a.stop() },
-		Bind:       []any{a},
+		Bind:       bind,
 	})
 }

@@ -1,0 +1,34 @@
+// The window test's view of the screen: when the desktop app is started with
+// CARREL_UI_DUMP set, Go binds UIDump and this sends the window's visible text to it
+// whenever the page changes, so the test checks exact texts without OCR. Users never
+// have it: the binding does not exist for them and this does nothing.
+
+interface UIDumpBinding {
+  Write(text: string): Promise<void>;
+}
+
+type WithUIDump = { go?: { app?: { UIDump?: UIDumpBinding } } };
+
+export function startUIDump(root: HTMLElement = document.body, delayMs = 200): (() => void) | null {
+  const dump = (window as unknown as WithUIDump).go?.app?.UIDump;
+  if (!dump) return null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let last = '';
+  const send = () => {
+    timer = undefined;
+    const text = root.innerText;
+    if (text === last) return;
+    last = text;
+    dump.Write(text).catch(() => {});
+  };
+  const schedule = () => {
+    if (timer === undefined) timer = setTimeout(send, delayMs);
+  };
+  const obs = new MutationObserver(schedule);
+  obs.observe(root, { subtree: true, childList: true, characterData: true, attributes: true });
+  schedule();
+  return () => {
+    obs.disconnect();
+    if (timer !== undefined) clearTimeout(timer);
+  };
+}
