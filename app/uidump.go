@@ -4,20 +4,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/carrel-app/carrel/backend/envconfig"
 )
 
-// uiDumpEnv names the file the desktop window writes its visible text to, for the window
-// test: it checks exact texts there instead of trusting OCR with whatever fonts the
-// machine has. Unset (always, for users), nothing is bound and nothing is written.
-const uiDumpEnv = "CARREL_UI_DUMP"
-
-// UIDump is bound to the desktop window only when CARREL_UI_DUMP is set (the frontend
-// finds window.go.app.UIDump then). It is not part of App, so no bridge carries it.
+// UIDump is bound to the desktop window only when CARREL_UI_DUMP is set: the window test
+// checks exact texts there instead of trusting OCR with whatever fonts the machine has.
+// The frontend finds window.go.app.UIDump then. It is not part of App, so neither bridge
+// carries it.
 type UIDump struct{ path string }
 
 // newUIDump returns the dump named by the environment, or nil.
 func newUIDump() *UIDump {
-	if p := os.Getenv(uiDumpEnv); p != "" {
+	if p := envconfig.UIDump(); p != "" {
 		return &UIDump{path: p}
 	}
 	return nil

@@ -4,15 +4,17 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/carrel-app/carrel/backend/envconfig"
 )
 
 func TestUIDump(t *testing.T) {
-	t.Setenv(uiDumpEnv, "")
+	t.Setenv(envconfig.UIDumpVar, "")
 	if d := newUIDump(); d != nil {
-		t.Fatalf("unset %s gave a dump %+v", uiDumpEnv, d)
+		t.Fatalf("unset %s gave a dump %+v", envconfig.UIDumpVar, d)
 	}
 	path := filepath.Join(t.TempDir(), "ui.txt")
-	t.Setenv(uiDumpEnv, path)
+	t.Setenv(envconfig.UIDumpVar, path)
 	d := newUIDump()
 	if d == nil {
 		t.Fatal("no dump with the variable set")

@@ -30,6 +30,7 @@ const (
 	CacheDirVar     = "CARREL_CACHE_DIR"
 	RerankVar       = "CARREL_RERANK"
 	OllamaBinVar    = "CARREL_OLLAMA_BIN"
+	UIDumpVar       = "CARREL_UI_DUMP"
 	OllamaHostVar   = "OLLAMA_HOST"
 	OpenAIKeyVar    = "OPENAI_API_KEY"
 	AnthropicKeyVar = "ANTHROPIC_API_KEY"
@@ -95,6 +96,10 @@ func APIKeyVar(provider string) string {
 // garbage collector as the user set it instead of raising its target.
 func GCTunedByUser() bool { return os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" }
 
+// UIDump is the file the desktop window writes its visible text to whenever the page
+// changes, for the window test (app/uidump.go); "" (always, for users) writes nothing.
+func UIDump() string { return get(UIDumpVar) }
+
 // All lists every variable Carrel reads, in a stable order. API keys are listed with
 // their value hidden.
 func All() []Var {
@@ -118,5 +123,6 @@ func All() []Var {
 		{"GOGC", "Go's GC target; set (or GOMEMLIMIT), ingest leaves the GC alone", func() string { return os.Getenv("GOGC") }},
 		{"GOMEMLIMIT", "Go's soft memory limit; see GOGC", func() string { return os.Getenv("GOMEMLIMIT") }},
 		{OllamaBinVar, "tests and benches: the Ollama binary to run (default: built into the user cache)", OllamaBin},
+		{UIDumpVar, "window test: file the desktop window writes its visible text to (unset: nothing written)", UIDump},
 	}
 }
