@@ -15,7 +15,6 @@ package index
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 )
@@ -48,19 +47,6 @@ func writeFileSync(path string, data []byte) error {
 		return err
 	}
 	return f.Close()
-}
-
-// syncDir fsyncs a directory so that renames inside it survive a power loss.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", filepath.Base(dir), err)
-	}
-	return nil
 }
 
 // renameDurable renames tmp over final and syncs the directory.

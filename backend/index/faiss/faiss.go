@@ -1,3 +1,5 @@
+//go:build cgo && !windows && !nofaiss
+
 // Package faiss is Carrel's small cgo binding over the FAISS C++ library
 // (Debian's libfaiss-dev 1.7.3).
 //
@@ -15,15 +17,23 @@
 //
 // Building needs the FAISS headers and library and a BLAS (Debian:
 // libfaiss-dev, which ships only the static libfaiss.a, and libopenblas-dev).
-// OpenBLAS, libgomp and libstdc++ are linked dynamically.
+// OpenBLAS, libgomp and libstdc++ are linked dynamically. On macOS:
+// Homebrew's faiss and libomp (see .github/workflows/release.yml for the
+// include and library paths).
 //
 // Importing the package tunes two process-wide settings (see cf_init in
 // shim.cpp): single queries go through BLAS, and OpenBLAS uses one thread.
+//
+// Built for Windows, without cgo, or with the nofaiss tag, the package
+// serves the same API from the pure-Go exact index in backend/index/flat
+// (purego.go): flat only (NewHNSW and NewIVF fail), the same neighbours and
+// scores as FAISS's exact scan, and the same file format.
 package faiss
 
 /*
 #cgo CXXFLAGS: -std=c++17 -O2
-#cgo LDFLAGS: -lfaiss -lopenblas -lgomp -lstdc++ -lm
+#cgo linux LDFLAGS: -lfaiss -lopenblas -lgomp -lstdc++ -lm
+#cgo darwin LDFLAGS: -lfaiss -lomp -lc++
 #include <stdlib.h>
 #include "shim.h"
 */

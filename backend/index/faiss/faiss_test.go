@@ -1,3 +1,5 @@
+//go:build cgo && !windows && !nofaiss
+
 package faiss
 
 import (

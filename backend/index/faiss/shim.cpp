@@ -1,3 +1,5 @@
+//go:build cgo && !windows && !nofaiss
+
 // C shim over FAISS 1.7.3's C++ API. See shim.h for the error convention.
 
 #include "shim.h"
@@ -62,7 +64,8 @@ struct cf_index {
 
 namespace {
 
-using idx_t = faiss::Index::idx_t;
+// FAISS 1.7.3 spells it faiss::Index::idx_t, 1.7.4+ faiss::idx_t; both are int64_t.
+using idx_t = int64_t;
 
 // OpenMP team size for bulk work (adds), read from OMP_NUM_THREADS or the
 // core count at init.

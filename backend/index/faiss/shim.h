@@ -1,3 +1,5 @@
+//go:build cgo && !windows && !nofaiss
+
 // C interface over the parts of FAISS's C++ API that Carrel uses.
 //
 // Every function that can fail returns NULL on success or a malloc'd,
