@@ -30,6 +30,7 @@ const (
 	CacheDirVar     = "CARREL_CACHE_DIR"
 	RerankVar       = "CARREL_RERANK"
 	OllamaBinVar    = "CARREL_OLLAMA_BIN"
+	OllamaTuneVar   = "CARREL_OLLAMA_TUNE"
 	UIDumpVar       = "CARREL_UI_DUMP"
 	OllamaHostVar   = "OLLAMA_HOST"
 	OpenAIKeyVar    = "OPENAI_API_KEY"
@@ -70,6 +71,11 @@ func OllamaHost() string { return get(OllamaHostVar) }
 // OllamaBin is the Ollama binary the tests and benches run; "" builds one into the user
 // cache (internal/testollama).
 func OllamaBin() string { return get(OllamaBinVar) }
+
+// OllamaTuneOff reports whether the test Ollama is to be built plain (CARREL_OLLAMA_TUNE=off,
+// in any case): ggml for baseline x86-64, a binary that runs on any x86-64 machine, instead
+// of one compiled for this CPU (internal/testollama).
+func OllamaTuneOff() bool { return strings.EqualFold(get(OllamaTuneVar), "off") }
 
 // APIKey is a cloud provider's key from the environment ("openai": OPENAI_API_KEY,
 // "anthropic": ANTHROPIC_API_KEY); the OS keyring is asked first (backend/llm). "" for an
@@ -123,6 +129,7 @@ func All() []Var {
 		{"GOGC", "Go's GC target; set (or GOMEMLIMIT), ingest leaves the GC alone", func() string { return os.Getenv("GOGC") }},
 		{"GOMEMLIMIT", "Go's soft memory limit; see GOGC", func() string { return os.Getenv("GOMEMLIMIT") }},
 		{OllamaBinVar, "tests and benches: the Ollama binary to run (default: built into the user cache)", OllamaBin},
+		{OllamaTuneVar, "tests and benches: off builds the test Ollama for baseline x86-64 instead of this CPU", func() string { return get(OllamaTuneVar) }},
 		{UIDumpVar, "window test: file the desktop window writes its visible text to (unset: nothing written)", UIDump},
 	}
 }

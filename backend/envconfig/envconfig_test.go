@@ -11,7 +11,7 @@ func TestSettings(t *testing.T) {
 		for _, v := range All() {
 			t.Setenv(v.Name, "")
 		}
-		if Library() != "" || OCROff() || Tesseract() != "" || CacheDir() != "" || Reranker() != "" || OllamaHost() != "" || OllamaBin() != "" || GCTunedByUser() {
+		if Library() != "" || OCROff() || Tesseract() != "" || CacheDir() != "" || Reranker() != "" || OllamaHost() != "" || OllamaBin() != "" || OllamaTuneOff() || GCTunedByUser() {
 			t.Error("a setting is on with every variable empty")
 		}
 	})
@@ -52,7 +52,7 @@ func TestSettings(t *testing.T) {
 				t.Errorf("All shows the value of %s", v.Name)
 			}
 		}
-		for _, name := range []string{LibraryVar, OCRVar, TesseractVar, CacheDirVar, RerankVar, OllamaBinVar, OllamaHostVar, OpenAIKeyVar, AnthropicKeyVar} {
+		for _, name := range []string{LibraryVar, OCRVar, TesseractVar, CacheDirVar, RerankVar, OllamaBinVar, OllamaTuneVar, OllamaHostVar, OpenAIKeyVar, AnthropicKeyVar} {
 			if !seen[name] {
 				t.Errorf("All does not list %s", name)
 			}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -38,6 +39,9 @@ type Ollama struct {
 
 	host   string
 	client *api.Client
+
+	windowMu sync.Mutex
+	windows  map[string]int // embedding model → tokens per input (see embedWindow)
 }
 
 var _ Provider = (*Ollama)(nil)
@@ -164,17 +168,22 @@ func (o *Ollama) Status(ctx context.Context) Status {
 }
 
 // Embed returns one L2-normalised vector per text, in order, sending
-// EmbedBatch texts per request. Texts longer than the model's context are
-// truncated by the server.
+// EmbedBatch texts per request. A text longer than the model's input window
+// (see [Ollama.EmbedWindow]) is truncated to it by the server.
 func (o *Ollama) Embed(ctx context.Context, model string, texts []string) ([][]float32, error) {
 	batch := o.EmbedBatch
 	if batch <= 0 {
 		batch = DefaultEmbedBatch
 	}
+	var opts map[string]any
+	if n := o.EmbedWindow(ctx, model); n > 0 {
+		opts = map[string]any{"num_ctx": n}
+	}
+	truncate := true
 	out := make([][]float32, 0, len(texts))
 	for start := 0; start < len(texts); start += batch {
 		part := texts[start:min(start+batch, len(texts))]
-		resp, err := o.client.Embed(ctx, &api.EmbedRequest{Model: model, Input: part})
+		resp, err := o.client.Embed(ctx, &api.EmbedRequest{Model: model, Input: part, Options: opts, Truncate: &truncate})
 		if err != nil {
 			return nil, fmt.Errorf("embed: %w", o.wrapErr(ctx, err, model))
 		}
@@ -187,6 +196,47 @@ func (o *Ollama) Embed(ctx context.Context, model string, texts []string) ([][]f
 	}
 	return out, nil
 }
+
+// EmbedWindow returns the tokens per input Embed asks the server for (num_ctx), or 0 when
+// the model reports no context length (the server's default then applies). It is the
+// model's own context length from /api/show, less EmbedMargin, read once per model.
+//
+// Ollama's default num_ctx (2048) is larger than a BERT-family embedder's positions
+// (MiniLM: 512): v0.6.5 cuts a longer input to the model's length in tokens, but turns the
+// tokens back into text and the runner tokenizes that again with [CLS] and [SEP] around
+// it, so an input cut at exactly 512 can come back longer, and the runner then aborts
+// (GGML_ASSERT in ggml_get_rows, 68 of 5,769 children of the pdfcpu corpus went
+// unembedded and the runner restarted twice). With num_ctx set to the window, the cut
+// leaves room for those tokens.
+func (o *Ollama) EmbedWindow(ctx context.Context, model string) int {
+	o.windowMu.Lock()
+	n, ok := o.windows[model]
+	o.windowMu.Unlock()
+	if ok {
+		return n
+	}
+	n, err := o.ContextLength(ctx, model)
+	if err != nil {
+		if ctx.Err() != nil || isUnreachable(err) {
+			return 0 // not known yet: ask again next time
+		}
+		n = 0 // the model reports none: leave the server's default
+	} else {
+		n = max(n-EmbedMargin, 1)
+	}
+	o.windowMu.Lock()
+	if o.windows == nil {
+		o.windows = map[string]int{}
+	}
+	o.windows[model] = n
+	o.windowMu.Unlock()
+	return n
+}
+
+// EmbedMargin is the tokens an embedding input is cut short of the model's context by, for
+// the special tokens the runner adds and for text that tokenizes longer once cut and
+// detokenized (see EmbedWindow).
+const EmbedMargin = 16
 
 func normalize(v []float32) []float32 {
 	var sum float64

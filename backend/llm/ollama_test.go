@@ -130,6 +130,35 @@ func cos(a, b []float32) float64 {
 	return dot
 }
 
+// verifies that embedding requests fit a BERT-family model's positions: with the real
+// MiniLM (512 positions), an input of far more word pieces is cut to the model's window and
+// embedded, where Ollama's default num_ctx (2048) made v0.6.5's runner abort; the vector is
+// the model's (384 dimensions) and still means its text.
+func TestEmbedLongInputMiniLM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("embeds with a real model")
+	}
+	srv := testollama.Start(t)
+	model := testollama.MiniLM(t, srv)
+	o := NewOllama(srv.Host)
+	ctx := context.Background()
+	if w := o.EmbedWindow(ctx, model); w != 512-EmbedMargin {
+		t.Fatalf("EmbedWindow(%s) = %d, want its 512 positions less %d", model, w, EmbedMargin)
+	}
+	// Debris tokenizes into about two word pieces a character: ~2,400 pieces.
+	long := "Fill bits pad a coded scan line of a fax. " + strings.Repeat("x7 #q ", 200)
+	vecs, err := o.Embed(ctx, model, []string{long, "fax scan lines are padded with fill bits", "bananas are rich in potassium"})
+	if err != nil {
+		t.Fatalf("embed a long input: %v", err)
+	}
+	if len(vecs) != 3 || len(vecs[0]) != 384 {
+		t.Fatalf("%d vectors of %d dimensions, want 3 of 384", len(vecs), len(vecs[0]))
+	}
+	if near, far := cos(vecs[0], vecs[1]), cos(vecs[0], vecs[2]); near <= far {
+		t.Errorf("the cut input is no nearer its subject (%.3f) than an unrelated text (%.3f)", near, far)
+	}
+}
+
 func TestContextLength(t *testing.T) {
 	srv := testollama.Start(t)
 	n, err := NewOllama(srv.Host).ContextLength(context.Background(), srv.ChatModel)

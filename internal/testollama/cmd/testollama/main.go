@@ -9,8 +9,11 @@
 // that is a pipe (so a parent that dies takes the server with it); then it
 // stops the server and removes its files. The server's log goes to stderr, or to
 // the file named by -log. With -binary it only builds the Ollama binary if it
-// is missing (a setup or CI step, so tests do not wait for it) and prints its
-// path.
+// is missing and fetches MiniLM's weights if they are (a setup or CI step, so
+// tests do not wait for them) and prints the binary's path.
+//
+// With -minilm it also creates the real embedding model all-MiniLM-L6-v2 as
+// all-minilm, and the line gains "minilm":"all-minilm".
 //
 // With -empty the server has no models (a server to pull into; the line then has empty
 // model names). With -registry it also serves its chat model from a local registry over
@@ -38,16 +41,20 @@ func main() {
 	dir := flag.String("dir", "", "directory for the models and the server's HOME (default: a new temporary directory, removed on exit)")
 	logPath := flag.String("log", "", "write the server's log to this file instead of stderr")
 	timeout := flag.Duration("timeout", 2*time.Minute, "how long to wait for the server and models (not counting a first build of Ollama)")
-	binary := flag.Bool("binary", false, "only make sure the Ollama binary exists (building it if needed, ~5 minutes), print its path and exit")
+	binary := flag.Bool("binary", false, "only make sure the Ollama binary (building it if needed, ~5 minutes) and MiniLM's weights exist, print the binary's path and exit")
 	empty := flag.Bool("empty", false, "start the server without models")
 	registry := flag.Bool("registry", false, "also serve the chat model from a local registry and print its pull name as \"pull\"")
+	minilm := flag.Bool("minilm", false, "also create the real embedding model all-minilm and print its name as \"minilm\"")
 	flag.Parse()
-	if *empty && *registry {
-		fmt.Fprintln(os.Stderr, "testollama: -registry needs the models that -empty leaves out")
+	if *empty && (*registry || *minilm) {
+		fmt.Fprintln(os.Stderr, "testollama: -registry and -minilm need the models that -empty leaves out")
 		os.Exit(2)
 	}
 	if *binary {
 		bin, err := testollama.Binary()
+		if err == nil {
+			_, err = testollama.MiniLMPath()
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "testollama:", err)
 			os.Exit(1)
@@ -55,13 +62,13 @@ func main() {
 		fmt.Println(bin)
 		return
 	}
-	if err := run(*dir, *logPath, *timeout, *empty, *registry); err != nil {
+	if err := run(*dir, *logPath, *timeout, *empty, *registry, *minilm); err != nil {
 		fmt.Fprintln(os.Stderr, "testollama:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir, logPath string, timeout time.Duration, empty, registry bool) error {
+func run(dir, logPath string, timeout time.Duration, empty, registry, minilm bool) error {
 	var logw io.Writer = os.Stderr
 	if logPath != "" {
 		f, err := os.Create(logPath)
@@ -83,6 +90,11 @@ func run(dir, logPath string, timeout time.Duration, empty, registry bool) error
 		start = testollama.StartEmptyServer
 	}
 	srv, err := start(startCtx, dir, logw)
+	if err == nil && minilm {
+		if _, err = srv.CreateMiniLM(startCtx); err != nil {
+			srv.Close()
+		}
+	}
 	cancel()
 	if err != nil {
 		return err
@@ -93,6 +105,9 @@ func run(dir, logPath string, timeout time.Duration, empty, registry bool) error
 		"host":        srv.Host,
 		"chat_model":  srv.ChatModel,
 		"embed_model": srv.EmbedModel,
+	}
+	if minilm {
+		info["minilm"] = testollama.MiniLMModel
 	}
 	if registry {
 		url, closeRegistry := testollama.ServeRegistry(srv.ModelsDir, srv.ChatModel)
