@@ -18,6 +18,7 @@ import (
 var dist embed.FS
 
 func main() {
+	attachConsole()
 	assets, _ := fs.Sub(dist, "frontend/dist")
 	cfg, code, err := cli.Run(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Assets: assets})
 	if errors.Is(err, cli.ErrNoCommand) {

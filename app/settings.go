@@ -13,7 +13,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/carrel-app/carrel/backend/chunk"
 	"github.com/carrel-app/carrel/backend/engine"
@@ -491,7 +490,7 @@ func moveDir(from, to string) error {
 	}
 	os.Remove(to) // an empty target folder; rename needs it gone
 	err := os.Rename(from, to)
-	if err == nil || !errors.Is(err, syscall.EXDEV) {
+	if err == nil || !crossDevice(err) {
 		return err
 	}
 	if err := os.CopyFS(to, os.DirFS(from)); err != nil {
