@@ -19,21 +19,6 @@ import (
 	"github.com/carrel-app/carrel/backend/retrieve"
 )
 
-// Event names, mirrored in frontend/src/lib/api.ts.
-const (
-	EventLibraryChanged = "library:changed"
-	EventAnswerStart    = "answer:start"
-	EventAnswerToken    = "answer:token"
-	EventAnswerDone     = "answer:done"
-	EventAnswerError    = "answer:error"
-	EventStatusChanged  = "status:changed"
-)
-
-// Emitter sends an event to the frontend.
-type Emitter interface {
-	Emit(name string, data any)
-}
-
 // App is bound to the frontend.
 type App struct {
 	eng  *engine.Engine
@@ -164,7 +149,7 @@ func (a *App) ingestWorker() {
 			slog.Error("ingest", "path", path, "err", err)
 		} else if res.Status == engine.Failed && res.DocID == "" {
 			// Failed before it had an identity (missing file): tell the UI anyway.
-			a.emit.Emit(EventLibraryChanged, Document{ID: "path:" + path, Path: path, Title: path,
+			a.emit.Emit(EventLibraryChanged, Document{ID: pathIDPrefix + path, Path: path, Title: path,
 				Status: library.StatusFailed, Error: res.Error})
 		}
 		a.emit.Emit(EventStatusChanged, a.status())
@@ -183,17 +168,17 @@ func (a *App) status() engine.Status {
 
 // Document is a library entry as the frontend sees it.
 type Document struct {
-	ID       string   `json:"id"`
-	Path     string   `json:"path"`
-	Title    string   `json:"title"`
-	Kind     string   `json:"kind"`
-	Pages    int      `json:"pages"`
-	Chunks   int      `json:"chunks"`
-	Bytes    int64    `json:"bytes"`
-	Status   string   `json:"status"`
-	Error    string   `json:"error"`
-	Progress Progress `json:"progress"`
-	AddedAt  string   `json:"added_at"`
+	ID       string            `json:"id"`
+	Path     string            `json:"path"`
+	Title    string            `json:"title"`
+	Kind     string            `json:"kind"`
+	Pages    int               `json:"pages"`
+	Chunks   int               `json:"chunks"`
+	Bytes    int64             `json:"bytes"`
+	Status   library.DocStatus `json:"status"`
+	Error    string            `json:"error"`
+	Progress Progress          `json:"progress"`
+	AddedAt  string            `json:"added_at"`
 	// OCRPages counts the pages whose text was read by OCR from scanned images (the
 	// library marks such documents); 0 until the document is ready.
 	OCRPages int `json:"ocr_pages"`
@@ -280,7 +265,7 @@ func (a *App) RemoveDocument(docID string) error {
 		return err
 	}
 	doc := a.toDocument(d)
-	doc.Status = "removed"
+	doc.Status = library.StatusRemoved
 	a.emit.Emit(EventLibraryChanged, doc)
 	return nil
 }

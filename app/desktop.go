@@ -15,9 +15,9 @@ import (
 // wailsEmitter sends events through the Wails runtime.
 type wailsEmitter struct{ ctx *context.Context }
 
-func (w wailsEmitter) Emit(name string, data any) {
+func (w wailsEmitter) Emit(name Event, data any) {
 	if *w.ctx != nil {
-		runtime.EventsEmit(*w.ctx, name, data)
+		runtime.EventsEmit(*w.ctx, string(name), data)
 	}
 }
 

@@ -60,12 +60,12 @@ type hub struct {
 
 func newHub() *hub { return &hub{subs: map[chan []byte]struct{}{}} }
 
-func (h *hub) Emit(name string, data any) {
+func (h *hub) Emit(name Event, data any) {
 	b, err := json.Marshal(data)
 	if err != nil {
 		return
 	}
-	msg := []byte("event: " + name + "\ndata: " + string(b) + "\n\n")
+	msg := []byte("event: " + string(name) + "\ndata: " + string(b) + "\n\n")
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for c := range h.subs {

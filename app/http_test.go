@@ -20,7 +20,7 @@ import (
 )
 
 type sse struct {
-	name string
+	name Event
 	data json.RawMessage
 }
 
@@ -38,12 +38,12 @@ func events(t *testing.T, ctx context.Context, url string) <-chan sse {
 		defer close(ch)
 		sc := bufio.NewScanner(resp.Body)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		var name string
+		var name Event
 		for sc.Scan() {
 			line := sc.Text()
 			switch {
 			case strings.HasPrefix(line, "event: "):
-				name = strings.TrimPrefix(line, "event: ")
+				name = Event(strings.TrimPrefix(line, "event: "))
 			case strings.HasPrefix(line, "data: "):
 				ch <- sse{name, json.RawMessage(strings.TrimPrefix(line, "data: "))}
 			}

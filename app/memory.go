@@ -5,9 +5,6 @@ import (
 	"github.com/carrel-app/carrel/backend/library"
 )
 
-// EventMemoryChanged carries the MemorySettings after memories were learnt or edited.
-const EventMemoryChanged = "memory:changed"
-
 // MemorySettings is what the settings' memory section shows.
 type MemorySettings struct {
 	Enabled  bool             `json:"enabled"`

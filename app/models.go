@@ -15,9 +15,6 @@ import (
 	"github.com/carrel-app/carrel/backend/llm"
 )
 
-// EventModelPull reports a model download's progress, mirrored in frontend/src/lib/types.ts.
-const EventModelPull = "model:pull"
-
 // Models is what the settings panel shows: the Ollama server, its models and Carrel's
 // suggestions for a machine without a GPU.
 type Models struct {

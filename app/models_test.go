@@ -17,7 +17,7 @@ type recorder struct {
 	st  int
 }
 
-func (r *recorder) Emit(name string, data any) {
+func (r *recorder) Emit(name Event, data any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch name {

@@ -12,15 +12,6 @@ import (
 	"github.com/carrel-app/carrel/backend/llm"
 )
 
-// Session events.
-const (
-	// EventSessionChanged carries a Session that was created, answered in or renamed, or
-	// {id, deleted: true}.
-	EventSessionChanged = "session:changed"
-	// EventMeterChanged carries the Meter after an answer was paid for.
-	EventMeterChanged = "meter:changed"
-)
-
 // startAsk runs one question in a goroutine, streaming its events, and returns its id.
 func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 	question = strings.TrimSpace(question)
@@ -44,10 +35,10 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 		opt.OnLearn = func([]library.Memory) { a.memoryChanged() }
 		ans, err := a.eng.AskSession(ctx, question, opt, func(ev engine.AskEvent) error {
 			if ev.IsStart {
-				a.emit.Emit(EventAnswerStart, map[string]any{"askID": id, "question": question, "citations": citations(ev.Start),
-					"session_id": ev.SessionID})
+				a.emit.Emit(EventAnswerStart, AnswerStart{AskID: id, Question: question, Citations: citations(ev.Start),
+					SessionID: ev.SessionID})
 			} else {
-				a.emit.Emit(EventAnswerToken, map[string]any{"askID": id, "text": ev.Token})
+				a.emit.Emit(EventAnswerToken, AnswerToken{AskID: id, Text: ev.Token})
 			}
 			return nil
 		})
@@ -62,27 +53,27 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 			}
 		}
 		if err != nil {
-			payload := map[string]any{"askID": id, "message": err.Error(), "partial": ""}
+			payload := AnswerError{AskID: id, Message: err.Error()}
 			if errors.Is(err, context.Canceled) {
-				payload["message"] = "stopped"
+				payload.Message = "stopped"
 			}
 			if errors.Is(err, llm.ErrModelNotFound) {
 				// The UI offers to download it (PullModel).
-				payload["pull"] = a.eng.Config().ChatModel
+				payload.Pull = a.eng.Config().ChatModel
 			}
 			if ans != nil {
-				payload["partial"] = ans.Text
-				payload["session_id"], payload["message_id"] = ans.SessionID, ans.MessageID
-				payload["stopped"], payload["citations"] = ans.Stopped, citations(ans.Citations)
+				payload.Partial = ans.Text
+				payload.AnswerSaved = &AnswerSaved{SessionID: ans.SessionID, MessageID: ans.MessageID,
+					Stopped: ans.Stopped, Citations: citations(ans.Citations)}
 			}
 			a.emit.Emit(EventAnswerError, payload)
 			return
 		}
-		a.emit.Emit(EventAnswerDone, map[string]any{"askID": id, "answer": ans.Text, "citations": citations(ans.Citations),
-			"usage": ans.Usage, "model": ans.Model, "mode": ans.Mode, "note": ans.Note, "provider": ans.Provider,
-			"truncated": ans.Truncated, "question": ans.Question, "standalone": ans.Standalone,
-			"session_id": ans.SessionID, "message_id": ans.MessageID, "warning": ans.Warning, "claims": ans.Claims,
-			"cached": ans.Cached != nil, "cached_from": ans.Cached})
+		a.emit.Emit(EventAnswerDone, AnswerDone{AskID: id, Answer: ans.Text, Citations: citations(ans.Citations),
+			Usage: ans.Usage, Model: ans.Model, Mode: ans.Mode, Note: ans.Note, Provider: ans.Provider,
+			Truncated: ans.Truncated, Question: ans.Question, Standalone: ans.Standalone,
+			SessionID: ans.SessionID, MessageID: ans.MessageID, Warning: ans.Warning, Claims: ans.Claims,
+			Cached: ans.Cached != nil, CachedFrom: ans.Cached})
 	}()
 	return id, nil
 }
@@ -133,7 +124,7 @@ func (a *App) DeleteSession(sessionID string) error {
 	if err := a.eng.DeleteSession(a.ctx, sessionID); err != nil {
 		return err
 	}
-	a.emit.Emit(EventSessionChanged, map[string]any{"id": sessionID, "deleted": true})
+	a.emit.Emit(EventSessionChanged, SessionDeleted{ID: sessionID, Deleted: true})
 	return nil
 }
 

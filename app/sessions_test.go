@@ -18,7 +18,7 @@ import (
 
 // waitAnswer follows the event stream until askID is done (or failed) and returns that
 // event's data, also collecting session:changed events.
-func waitAnswer(t *testing.T, evs <-chan sse, askID string) (string, map[string]any, []map[string]any) {
+func waitAnswer(t *testing.T, evs <-chan sse, askID string) (Event, map[string]any, []map[string]any) {
 	t.Helper()
 	var changed []map[string]any
 	deadline := time.After(90 * time.Second)

@@ -20,10 +20,6 @@ import (
 	"github.com/carrel-app/carrel/backend/library"
 )
 
-// EventLibrarySwitched carries the LibraryFolder after the app changed to another library
-// folder: everything the frontend shows must be fetched again.
-const EventLibrarySwitched = "library:switched"
-
 // ---- chunking -------------------------------------------------------------------------
 
 // ChunkField describes one numeric field of a chunking profile (chunk.Options), so the

@@ -10,10 +10,6 @@ import (
 	"github.com/carrel-app/carrel/backend/library"
 )
 
-// EventWatchSynced carries an engine.WatchSync each time a watched folder's changes were
-// taken in (files ingested, documents removed).
-const EventWatchSynced = "watch:synced"
-
 // WatchedFolder is a folder Carrel keeps the library in step with.
 type WatchedFolder struct {
 	Dir string `json:"dir"`
@@ -34,6 +30,8 @@ type watchRun struct {
 	cancel context.CancelFunc
 	err    string
 	done   bool
+	// ended is closed when the watch's goroutine has returned.
+	ended chan struct{}
 }
 
 // WatchFolder starts watching a folder: its files are ingested now, and files added,
@@ -49,7 +47,8 @@ func (a *App) WatchFolder(dir string) (WatchedFolder, error) {
 	return WatchedFolder{Dir: abs, Active: true}, nil
 }
 
-// UnwatchFolder stops watching a folder. Its documents stay in the library.
+// UnwatchFolder stops watching a folder and returns once its watch has ended, so no file
+// changed afterwards is taken in. Its documents stay in the library.
 func (a *App) UnwatchFolder(dir string) error {
 	defer a.gate.Enter()()
 	abs, err := a.eng.SetWatched(dir, false)
@@ -57,10 +56,14 @@ func (a *App) UnwatchFolder(dir string) error {
 		return err
 	}
 	a.watches.mu.Lock()
-	defer a.watches.mu.Unlock()
-	if r := a.watches.run[abs]; r != nil {
+	r := a.watches.run[abs]
+	if r != nil {
 		r.cancel()
 		delete(a.watches.run, abs)
+	}
+	a.watches.mu.Unlock()
+	if r != nil {
+		<-r.ended
 	}
 	return nil
 }
@@ -110,17 +113,18 @@ func (a *App) startWatch(dir string) {
 		return
 	}
 	ctx, cancel := context.WithCancel(a.ctx)
-	r := &watchRun{cancel: cancel}
+	r := &watchRun{cancel: cancel, ended: make(chan struct{})}
 	a.watches.run[dir] = r
 	a.watches.wg.Add(1)
 	go func() {
 		defer a.watches.wg.Done()
+		defer close(r.ended)
 		defer cancel()
 		err := a.eng.Watch(ctx, dir, engine.WatchOptions{
 			Progress: func(d library.Document) { a.emit.Emit(EventLibraryChanged, a.toDocument(d)) },
 			Synced: func(s engine.WatchSync) {
 				for _, id := range s.RemovedIDs {
-					a.emit.Emit(EventLibraryChanged, Document{ID: id, Status: "removed"})
+					a.emit.Emit(EventLibraryChanged, Document{ID: id, Status: library.StatusRemoved})
 				}
 				a.emit.Emit(EventWatchSynced, s)
 				a.emit.Emit(EventStatusChanged, a.status())

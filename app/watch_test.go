@@ -19,7 +19,7 @@ type watchRecorder struct {
 	synced  int
 }
 
-func (r *watchRecorder) Emit(name string, data any) {
+func (r *watchRecorder) Emit(name Event, data any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch name {

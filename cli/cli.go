@@ -24,6 +24,7 @@ import (
 	"syscall"
 
 	"github.com/carrel-app/carrel/app"
+	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/retrieve"
@@ -268,7 +269,7 @@ func askCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) err
 	if *asJSON {
 		return errors.Join(err, json.NewEncoder(env.Stdout).Encode(ans))
 	}
-	if ans.Mode != "model" {
+	if ans.Mode != chat.ModeModel {
 		fmt.Fprintln(env.Stdout, ans.Text)
 	} else {
 		fmt.Fprintln(env.Stdout)

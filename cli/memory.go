@@ -149,7 +149,7 @@ func cacheCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 			state = "off"
 		}
 		fmt.Fprintf(env.Stdout, "answer cache %s: %d answers kept; matching by %s", state, cs.Entries, cs.Match)
-		if cs.Match == "meaning" {
+		if cs.Match == chat.MatchMeaning {
 			fmt.Fprintf(env.Stdout, " (%s, cosine ≥ %.3f, and the same content words)", cs.EmbedModel, cs.Threshold)
 		}
 		fmt.Fprintln(env.Stdout)
@@ -211,7 +211,7 @@ func cachedLine(c *chat.CachedFrom) string {
 		where = fmt.Sprintf("session %q (%s)", c.SessionTitle, c.SessionID)
 	}
 	match := "the same content words (no embedding model)"
-	if c.Match == "meaning" {
+	if c.Match == chat.MatchMeaning {
 		match = fmt.Sprintf("meaning (cosine %.3f) and the same content words", c.Similarity)
 	}
 	return fmt.Sprintf("Cached answer from %s, %s, matched by %s; saved $%.4f. Ask again with --fresh for a new answer.",

@@ -10,14 +10,15 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/llm"
 )
 
-// Answer modes: how an answer was produced.
+// Answer modes: how an answer was produced (declared in backend/library, which stores them).
 const (
-	ModeModel    = "model"    // a chat model wrote it
-	ModePassages = "passages" // no model: the best passages, quoted
-	ModeNotFound = "not_found"
+	ModeModel    = library.AnswerModel    // a chat model wrote it
+	ModePassages = library.AnswerPassages // no model: the best passages, quoted
+	ModeNotFound = library.AnswerNotFound
 )
 
 // Usage is what an answer cost.
@@ -35,12 +36,12 @@ type Usage struct {
 
 // Answer is a finished answer.
 type Answer struct {
-	Text      string    `json:"answer"`
-	Citations []Passage `json:"citations"`
-	Usage     Usage     `json:"usage"`
-	Model     string    `json:"model"`
-	Mode      string    `json:"mode"`
-	Note      string    `json:"note,omitempty"`
+	Text      string             `json:"answer"`
+	Citations []Passage          `json:"citations"`
+	Usage     Usage              `json:"usage"`
+	Model     string             `json:"model"`
+	Mode      library.AnswerMode `json:"mode"`
+	Note      string             `json:"note,omitempty"`
 	// Truncated is set when the model's stream ended early; Text holds what arrived.
 	Truncated bool `json:"truncated,omitempty"`
 	// Stopped is set when the user stopped the answer; Text holds what arrived.

@@ -82,10 +82,10 @@ type CacheStatus struct {
 	Entries int  `json:"entries"`
 	// Match is "meaning" with an embedding model (cosine ≥ Threshold and the same content
 	// words), "words" without one (the same content words only).
-	Match      string  `json:"match"`
-	Threshold  float64 `json:"threshold"`
-	EmbedModel string  `json:"embed_model"`
-	Note       string  `json:"note,omitempty"`
+	Match      chat.CacheMatch `json:"match"`
+	Threshold  float64         `json:"threshold"`
+	EmbedModel string          `json:"embed_model"`
+	Note       string          `json:"note,omitempty"`
 }
 
 // CacheStatus reports the cache's state.
@@ -95,10 +95,10 @@ func (e *Engine) CacheStatus(ctx context.Context) (CacheStatus, error) {
 		return CacheStatus{}, err
 	}
 	st := e.Status(ctx)
-	cs := CacheStatus{Enabled: e.cacheEnabled(ctx), Entries: len(ids), Threshold: e.cacheThreshold(ctx), Match: "meaning",
+	cs := CacheStatus{Enabled: e.cacheEnabled(ctx), Entries: len(ids), Threshold: e.cacheThreshold(ctx), Match: chat.MatchMeaning,
 		EmbedModel: e.Config().EmbedModel}
 	if !st.embedOK {
-		cs.Match = "words"
+		cs.Match = chat.MatchWords
 		cs.Note = "The embedding model " + cs.EmbedModel + " is not available: a question reuses an answer only when its content words are the same."
 	}
 	return cs, nil
@@ -240,7 +240,7 @@ func (e *Engine) lookupCache(ctx context.Context, st Status, question, family st
 		slog.Warn("answer cache: matching by meaning failed, matching by words", "err", err)
 	}
 	c := ok[0]
-	return &cacheHit{entry: c, from: cachedFrom(c, "words", 0)}, nil
+	return &cacheHit{entry: c, from: cachedFrom(c, chat.MatchWords, 0)}, nil
 }
 
 // nearestCached scores the candidates by the cosine of their question's embedding with
@@ -283,14 +283,14 @@ func (e *Engine) nearestCached(ctx context.Context, question string, cands []lib
 		}
 		for _, c := range cands {
 			if c.ID == h.ID {
-				return &cacheHit{entry: c, from: cachedFrom(c, "meaning", float64(h.Score))}, nil
+				return &cacheHit{entry: c, from: cachedFrom(c, chat.MatchMeaning, float64(h.Score))}, nil
 			}
 		}
 	}
 	return nil, nil
 }
 
-func cachedFrom(c library.CacheEntry, match string, sim float64) chat.CachedFrom {
+func cachedFrom(c library.CacheEntry, match chat.CacheMatch, sim float64) chat.CachedFrom {
 	return chat.CachedFrom{SessionID: c.SessionID, SessionTitle: c.SessionTitle, MessageID: c.MessageID, Question: c.Question,
 		At: c.CreatedAt, Match: match, Similarity: sim, SavedUSD: c.CostUSD}
 }

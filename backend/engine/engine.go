@@ -96,7 +96,7 @@ func (e *Engine) Library() *library.Library { return e.lib }
 // Status describes what Carrel can do right now and why.
 type Status struct {
 	Library    string     `json:"library"`
-	Mode       string     `json:"mode"` // full | lexical | no-model
+	Mode       StatusMode `json:"mode"`
 	Reason     string     `json:"reason"`
 	Fix        string     `json:"fix"`
 	Ollama     llm.Status `json:"ollama"`
@@ -111,11 +111,14 @@ type Status struct {
 	embedOK     bool
 }
 
+// StatusMode is what Carrel can do with the models at hand.
+type StatusMode string
+
 // Modes of operation.
 const (
-	ModeFull    = "full"
-	ModeLexical = "lexical"
-	ModeNoModel = "no-model"
+	ModeFull    StatusMode = "full"     // answers by the chat model, hybrid search
+	ModeLexical StatusMode = "lexical"  // answers by the chat model, lexical search only
+	ModeNoModel StatusMode = "no-model" // answers are the best passages, highlighted
 )
 
 // Status checks Ollama and the configured models. Results are reused for a few seconds.

@@ -142,7 +142,7 @@ func TestIngestFilesConcurrently(t *testing.T) {
 	if err != nil || len(res) != 4 || calls != 4 {
 		t.Fatalf("%+v %v (%d calls)", res, err, calls)
 	}
-	for i, want := range []string{Inserted, Failed, Inserted, Inserted} {
+	for i, want := range []IngestStatus{Inserted, Failed, Inserted, Inserted} {
 		if res[i].Status != want || !strings.HasSuffix(res[i].Path, filepath.Base(paths[i])) {
 			t.Errorf("result %d: %+v, want %s", i, res[i], want)
 		}

@@ -28,19 +28,22 @@ import (
 
 // Ingest outcomes.
 const (
-	Inserted = "inserted"
-	Skipped  = "skipped"
-	Failed   = "failed"
+	Inserted IngestStatus = "inserted"
+	Skipped  IngestStatus = "skipped"
+	Failed   IngestStatus = "failed"
 )
+
+// IngestStatus is the outcome of ingesting one file.
+type IngestStatus string
 
 // Result is the outcome of ingesting one file (the CLI prints it as JSON).
 type Result struct {
-	Path   string `json:"path"`
-	DocID  string `json:"doc_id"`
-	Status string `json:"status"`
-	Pages  int    `json:"pages"`
-	Chunks int    `json:"chunks"`
-	Error  string `json:"error"`
+	Path   string       `json:"path"`
+	DocID  string       `json:"doc_id"`
+	Status IngestStatus `json:"status"`
+	Pages  int          `json:"pages"`
+	Chunks int          `json:"chunks"`
+	Error  string       `json:"error"`
 	// DocType is what kind of writing the document is ("paper", "textbook",
 	// "documentation", "code", "mail", "general"); chunk sizes follow it.
 	DocType string `json:"doc_type,omitempty"`

@@ -54,7 +54,7 @@ func TestRereadRestoresOCRWords(t *testing.T) {
 		t.Fatalf("MissingWords = %v, %v", missing, err)
 	}
 
-	var states []string
+	var states []library.DocStatus
 	ids, err := eng.RereadMissingWords(ctx, func(d library.Document) {
 		if len(states) == 0 || states[len(states)-1] != d.Status {
 			states = append(states, d.Status)

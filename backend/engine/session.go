@@ -478,7 +478,7 @@ func (e *Engine) searchedTitles(ctx context.Context, docIDs []string) ([]string,
 // recordMetric keeps one answer's latency, tokens and cost for the stats view. Without a
 // first token (no model, nothing found) the time to the whole answer stands for it.
 // A cache hit records Cached and, as SavedUSD, what the reused answer cost.
-func (e *Engine) recordMetric(ctx context.Context, ans *chat.Answer, status string, cached bool, saved float64, began, rewritten, retrieved, firstToken time.Time) {
+func (e *Engine) recordMetric(ctx context.Context, ans *chat.Answer, status library.MessageStatus, cached bool, saved float64, began, rewritten, retrieved, firstToken time.Time) {
 	end := time.Now()
 	ms := func(a, b time.Time) float64 { return float64(b.Sub(a).Microseconds()) / 1000 }
 	if retrieved.IsZero() {

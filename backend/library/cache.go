@@ -23,7 +23,8 @@ type CacheEntry struct {
 	Fingerprint string
 	// EmbedModel embedded Question into the cache's vector index ("" = not embedded).
 	EmbedModel       string
-	Answer, Mode     string
+	Answer           string
+	Mode             AnswerMode
 	Note             string
 	Citations        string // JSON
 	Claims           string // JSON

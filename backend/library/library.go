@@ -21,13 +21,18 @@ const DBName = "library.db"
 // ErrNotFound is returned when a document or chunk does not exist.
 var ErrNotFound = errors.New("not found")
 
+// DocStatus is where a document is in its ingest.
+type DocStatus string
+
 // Document states, in the order a document goes through them.
 const (
-	StatusQueued     = "queued"
-	StatusExtracting = "extracting"
-	StatusEmbedding  = "embedding"
-	StatusReady      = "ready"
-	StatusFailed     = "failed"
+	StatusQueued     DocStatus = "queued"
+	StatusExtracting DocStatus = "extracting"
+	StatusEmbedding  DocStatus = "embedding"
+	StatusReady      DocStatus = "ready"
+	StatusFailed     DocStatus = "failed"
+	// StatusRemoved is never stored: events carry it for a document that left the library.
+	StatusRemoved DocStatus = "removed"
 )
 
 // Library is an open library folder.
@@ -47,7 +52,7 @@ type Document struct {
 	Pages     int       `json:"pages"`
 	Chunks    int       `json:"chunks"`
 	Bytes     int64     `json:"bytes"`
-	Status    string    `json:"status"`
+	Status    DocStatus `json:"status"`
 	Error     string    `json:"error"`
 	Done      int       `json:"-"`
 	Total     int       `json:"-"`
@@ -188,7 +193,7 @@ func (l *Library) PutDocument(ctx context.Context, d *Document) error {
 }
 
 // SetStatus records a document's state and progress.
-func (l *Library) SetStatus(ctx context.Context, id, status, errMsg string, done, total int) error {
+func (l *Library) SetStatus(ctx context.Context, id string, status DocStatus, errMsg string, done, total int) error {
 	defer l.memo.forgetDocs()
 	_, err := l.db.ExecContext(ctx, `UPDATE documents SET status=?, error=?, done=?, total=?, updated_at=? WHERE id=?`,
 		status, errMsg, done, total, time.Now().UnixMilli(), id)

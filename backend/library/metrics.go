@@ -10,10 +10,10 @@ import (
 // AnswerMetric is what one answer cost and how long it took.
 type AnswerMetric struct {
 	At               time.Time
-	Mode             string // model | passages | not_found
+	Mode             AnswerMode
 	Provider, Model  string
-	Cached           bool   // served from the answer cache
-	Status           string // done | stopped | truncated | failed
+	Cached           bool // served from the answer cache
+	Status           MessageStatus
 	RetrievalMS      float64
 	TTFTMS           float64 // to the first token (or to the whole answer without a model)
 	TotalMS          float64
@@ -111,10 +111,10 @@ func (l *Library) Stats(ctx context.Context) (Stats, error) {
 			} else {
 				p.CacheMisses++
 			}
-			switch mode {
-			case "not_found":
+			switch AnswerMode(mode) {
+			case AnswerNotFound:
 				p.NotFound++
-			case "passages":
+			case AnswerPassages:
 				p.NoModel++
 			}
 			p.PromptTokens += pt

@@ -9,12 +9,26 @@ import (
 	"time"
 )
 
-// Message states: how an answer ended.
+// MessageStatus is how an answer ended.
+type MessageStatus string
+
+// Message states.
 const (
-	MessageDone      = "done"      // the answer is complete
-	MessageStopped   = "stopped"   // the user stopped it; the answer is what arrived
-	MessageTruncated = "truncated" // the model or connection cut it short
-	MessageFailed    = "failed"    // no answer (the error is in Note)
+	MessageDone      MessageStatus = "done"      // the answer is complete
+	MessageStopped   MessageStatus = "stopped"   // the user stopped it; the answer is what arrived
+	MessageTruncated MessageStatus = "truncated" // the model or connection cut it short
+	MessageFailed    MessageStatus = "failed"    // no answer (the error is in Note)
+)
+
+// AnswerMode is how an answer was produced. backend/chat names the same values
+// (chat.ModeModel...); they are declared here because the library stores them.
+type AnswerMode string
+
+// Answer modes.
+const (
+	AnswerModel    AnswerMode = "model"     // a chat model wrote it
+	AnswerPassages AnswerMode = "passages"  // no model: the best passages, quoted
+	AnswerNotFound AnswerMode = "not_found" // nothing in the documents answers it
 )
 
 // Session is a study session: a conversation over a scope of documents.
@@ -40,20 +54,20 @@ type Message struct {
 	// Question is the text as the user typed it.
 	Question string `json:"question"`
 	// Standalone is the question rewritten to stand alone, as used for retrieval.
-	Standalone       string     `json:"standalone"`
-	Answer           string     `json:"answer"`
-	Status           string     `json:"status"` // done | stopped | truncated | failed
-	Mode             string     `json:"mode"`
-	Note             string     `json:"note"`
-	Provider         string     `json:"provider"`
-	Model            string     `json:"model"`
-	PromptTokens     int        `json:"prompt_tokens"`
-	CompletionTokens int        `json:"completion_tokens"`
-	CachedTokens     int        `json:"cached_tokens"`
-	CostUSD          float64    `json:"cost_usd"`
-	DurationMS       int64      `json:"duration_ms"`
-	CreatedAt        time.Time  `json:"created_at"`
-	Citations        []Citation `json:"citations"`
+	Standalone       string        `json:"standalone"`
+	Answer           string        `json:"answer"`
+	Status           MessageStatus `json:"status"`
+	Mode             AnswerMode    `json:"mode"`
+	Note             string        `json:"note"`
+	Provider         string        `json:"provider"`
+	Model            string        `json:"model"`
+	PromptTokens     int           `json:"prompt_tokens"`
+	CompletionTokens int           `json:"completion_tokens"`
+	CachedTokens     int           `json:"cached_tokens"`
+	CostUSD          float64       `json:"cost_usd"`
+	DurationMS       int64         `json:"duration_ms"`
+	CreatedAt        time.Time     `json:"created_at"`
+	Citations        []Citation    `json:"citations"`
 }
 
 // Citation is a numbered passage an answer cites, copied at answer time.

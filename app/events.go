@@ -1,0 +1,133 @@
+package app
+
+import (
+	"github.com/carrel-app/carrel/backend/chat"
+	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/library"
+)
+
+// Event names an event the backend sends to the frontend, as area:what. Each carries
+// the payload type listed in [Events]; frontend/src/lib/bridge.gen.ts is generated from
+// that list (go generate ./app), and a test fails when it is stale.
+type Event string
+
+// Every event the backend sends.
+const (
+	EventLibraryChanged  Event = "library:changed"
+	EventLibrarySwitched Event = "library:switched"
+	EventStatusChanged   Event = "status:changed"
+	EventAnswerStart     Event = "answer:start"
+	EventAnswerToken     Event = "answer:token"
+	EventAnswerDone      Event = "answer:done"
+	EventAnswerError     Event = "answer:error"
+	EventSessionChanged  Event = "session:changed"
+	EventMeterChanged    Event = "meter:changed"
+	EventModelPull       Event = "model:pull"
+	EventWatchSynced     Event = "watch:synced"
+	EventMemoryChanged   Event = "memory:changed"
+)
+
+// EventPayload pairs an event with a value of the type it carries.
+type EventPayload struct {
+	Name    Event
+	Payload any
+}
+
+// Events lists every event with its payload type, in the order above.
+var Events = []EventPayload{
+	// A Document added, changed or removed (Status library.StatusRemoved).
+	{EventLibraryChanged, Document{}},
+	// The LibraryFolder after the app changed to another library folder: everything the
+	// frontend shows must be fetched again.
+	{EventLibrarySwitched, LibraryFolder{}},
+	{EventStatusChanged, engine.Status{}},
+	{EventAnswerStart, AnswerStart{}},
+	{EventAnswerToken, AnswerToken{}},
+	{EventAnswerDone, AnswerDone{}},
+	{EventAnswerError, AnswerError{}},
+	// A session created, answered in or renamed (library.Session), or deleted
+	// (SessionDeleted).
+	{EventSessionChanged, library.Session{}},
+	// The Meter after an answer was paid for or the settings changed.
+	{EventMeterChanged, Meter{}},
+	// A model download's progress.
+	{EventModelPull, PullEvent{}},
+	// A watched folder's changes were taken in.
+	{EventWatchSynced, engine.WatchSync{}},
+	// The MemorySettings after memories were learnt or edited.
+	{EventMemoryChanged, MemorySettings{}},
+}
+
+// Emitter sends an event to the frontend.
+type Emitter interface {
+	Emit(name Event, data any)
+}
+
+// pathIDPrefix starts the id of a Document event for a file that failed before it had
+// an identity (a missing file): "path:" and its path.
+const pathIDPrefix = "path:"
+
+// AnswerStart opens an answer: the passages it is given, before any token.
+type AnswerStart struct {
+	AskID     string         `json:"askID"`
+	Question  string         `json:"question"`
+	Citations []chat.Passage `json:"citations"`
+	// SessionID is the study session the answer is saved in.
+	SessionID string `json:"session_id"`
+}
+
+// AnswerToken is the next piece of an answer's text.
+type AnswerToken struct {
+	AskID string `json:"askID"`
+	Text  string `json:"text"`
+}
+
+// AnswerDone closes an answer.
+type AnswerDone struct {
+	AskID      string             `json:"askID"`
+	Answer     string             `json:"answer"`
+	Citations  []chat.Passage     `json:"citations"`
+	Usage      chat.Usage         `json:"usage"`
+	Model      string             `json:"model"`
+	Mode       library.AnswerMode `json:"mode"`
+	Note       string             `json:"note"`
+	Provider   string             `json:"provider"`
+	Truncated  bool               `json:"truncated"`
+	Question   string             `json:"question"`
+	Standalone string             `json:"standalone"`
+	SessionID  string             `json:"session_id"`
+	MessageID  int64              `json:"message_id"`
+	// Warning is a budget warning (from 80% of the cloud budget).
+	Warning string       `json:"warning"`
+	Claims  []chat.Claim `json:"claims"`
+	// Cached is true when the answer came from the answer cache; CachedFrom says whence.
+	Cached     bool             `json:"cached"`
+	CachedFrom *chat.CachedFrom `json:"cached_from"`
+}
+
+// AnswerError ends an answer that failed or was stopped.
+type AnswerError struct {
+	AskID string `json:"askID"`
+	// Message says why ("stopped" when the user stopped it).
+	Message string `json:"message"`
+	// Partial is the text that arrived before.
+	Partial string `json:"partial"`
+	// Pull names the chat model to download when it is not installed in Ollama.
+	Pull string `json:"pull,omitempty"`
+	// AnswerSaved is there when what arrived was saved in a session.
+	*AnswerSaved
+}
+
+// AnswerSaved says where a stopped or failed answer was saved.
+type AnswerSaved struct {
+	SessionID string         `json:"session_id"`
+	MessageID int64          `json:"message_id"`
+	Stopped   bool           `json:"stopped"`
+	Citations []chat.Passage `json:"citations"`
+}
+
+// SessionDeleted is session:changed for a deleted session.
+type SessionDeleted struct {
+	ID      string `json:"id"`
+	Deleted bool   `json:"deleted"`
+}
