@@ -1,0 +1,156 @@
+// Package archtest checks the shape of the module that docs/architecture.md draws: the
+// layers import one way only, product code leaves internal/ (test and bench tooling)
+// alone, and only backend/envconfig reads Carrel's environment variables.
+package archtest
+
+import (
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/carrel-app/carrel"
+
+// layers gives every product package its place in docs/architecture.md's picture, top
+// (0) to bottom. A package may import only packages of a lower layer (a higher
+// number). A new package fails the test until it is placed here and in the doc.
+var layers = map[string]int{
+	"":                       0, // main: the Wails entry and the CLI's dispatch
+	"cli":                    1, // headless commands; `carrel serve` runs the bridge over HTTP
+	"app":                    2, // the bridge to the webview
+	"backend/engine":         3, // the coordinator
+	"backend/chat":           4, // answering: prompt, model call, citations
+	"backend/chunk":          4, // cutting documents into passages
+	"backend/retrieve":       4, // finding passages
+	"backend/rerank":         4,
+	"backend/memory":         4,
+	"backend/cache":          4, // when two questions are the same
+	"backend/ingest":         5, // reading sources
+	"backend/llm":            5, // model providers
+	"backend/library":        6, // SQLite
+	"backend/index":          6, // FAISS and bleve
+	"backend/ingest/pdftext": 6,
+	"backend/index/faiss":    7,
+	"backend/envconfig":      7,
+}
+
+type pkg struct {
+	ImportPath string
+	Dir        string
+	GoFiles    []string
+	Imports    []string
+}
+
+func list(t *testing.T) []pkg {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	cmd := exec.Command("go", "list", "-json=ImportPath,Dir,GoFiles,Imports", "./...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatalf("decode go list: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < len(layers) {
+		t.Fatalf("go list found %d packages, fewer than the %d placed in layers", len(pkgs), len(layers))
+	}
+	return pkgs
+}
+
+func rel(path string) (string, bool) {
+	if path == module {
+		return "", true
+	}
+	r, ok := strings.CutPrefix(path, module+"/")
+	return r, ok
+}
+
+// verifies that no product package imports one above it or test tooling.
+func TestLayers(t *testing.T) {
+	placed := 0
+	for _, p := range list(t) {
+		name, _ := rel(p.ImportPath)
+		if strings.HasPrefix(name, "internal/") {
+			continue // tooling may import any product package
+		}
+		layer, ok := layers[name]
+		if !ok {
+			t.Errorf("package %q has no layer: place it in layers and in docs/architecture.md", p.ImportPath)
+			continue
+		}
+		placed++
+		for _, imp := range p.Imports {
+			dep, ours := rel(imp)
+			if !ours {
+				continue
+			}
+			if strings.HasPrefix(dep, "internal/") {
+				t.Errorf("%s imports test tooling %s", p.ImportPath, imp)
+				continue
+			}
+			if l, ok := layers[dep]; ok && l <= layer {
+				t.Errorf("%s (layer %d) imports %s (layer %d): imports must point down", p.ImportPath, layer, imp, l)
+			}
+		}
+	}
+	if placed != len(layers) {
+		t.Errorf("%d of the %d placed packages exist: drop the gone ones from layers", placed, len(layers))
+	}
+}
+
+// verifies that product code reads the environment only through backend/envconfig (the
+// operating system's own folders, such as LOCALAPPDATA, excepted).
+func TestEnvironmentReadOnce(t *testing.T) {
+	osOwn := map[string]bool{"LOCALAPPDATA": true}
+	for _, p := range list(t) {
+		name, _ := rel(p.ImportPath)
+		if strings.HasPrefix(name, "internal/") || name == "backend/envconfig" {
+			continue
+		}
+		fset := token.NewFileSet()
+		for _, f := range p.GoFiles {
+			file, err := parser.ParseFile(fset, filepath.Join(p.Dir, f), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(file, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if x, ok := sel.X.(*ast.Ident); !ok || x.Name != "os" || (sel.Sel.Name != "Getenv" && sel.Sel.Name != "LookupEnv") {
+					return true
+				}
+				if len(call.Args) == 1 {
+					if lit, ok := call.Args[0].(*ast.BasicLit); ok {
+						if v, _ := strconv.Unquote(lit.Value); osOwn[v] {
+							return true
+						}
+					}
+				}
+				t.Errorf("%s: os.%s outside backend/envconfig: add the setting there", fset.Position(call.Pos()), sel.Sel.Name)
+				return true
+			})
+		}
+	}
+}
