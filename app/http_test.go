@@ -167,6 +167,24 @@ func TestBrowserBridge(t *testing.T) {
 	if r, _ := http.Get(ts.URL + "/files/../../etc/passwd"); r.StatusCode != 404 {
 		t.Fatalf("path traversal through /files: %s", r.Status)
 	}
+	// ServeMux cleans such a path and redirects before the files handler sees it, but
+	// Wails' asset server hands the handler paths as they came: the handler itself must
+	// refuse them. Called directly, it serves the document (so it is reached) and
+	// refuses every path that leaves it.
+	files := srv.App.FilesHandler()
+	direct := func(path string) (int, string) {
+		rec := httptest.NewRecorder()
+		files.ServeHTTP(rec, httptest.NewRequest("GET", "http://carrel"+path, nil))
+		return rec.Code, rec.Body.String()
+	}
+	if code, body := direct("/files/" + doc.ID); code != 200 || len(body) != len(raw) {
+		t.Fatalf("the files handler called directly: %d, %d bytes of %d", code, len(body), len(raw))
+	}
+	for _, p := range []string{"/files/../../etc/passwd", "/files/" + doc.ID + "/../../../etc/passwd", "/files/..", "/files/..%5C..%5Cetc%5Cpasswd", "/files/"} {
+		if code, body := direct(p); code != 404 || strings.Contains(body, "root:") {
+			t.Errorf("the files handler served %s: %d %.40q", p, code, body)
+		}
+	}
 
 	var e map[string]string
 	if code := call(t, ts.URL, "NoSuchMethod", &e); code != 404 || e["error"] == "" {

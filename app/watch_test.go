@@ -104,11 +104,29 @@ func TestWatchBridge(t *testing.T) {
 	if ls, _ := b.ListWatched(); len(ls) != 0 {
 		t.Errorf("still watched: %+v", ls)
 	}
+	// UnwatchFolder returns once the watch has ended: nothing is left to take in a file
+	// added now. Another folder, still watched, takes in its own file, and only then is
+	// the unwatched one checked: the app did work on files written after it.
 	third := filepath.Join(dir, "third.txt")
 	os.WriteFile(third, []byte("Not watched any more.\n"), 0o644)
-	time.Sleep(1500 * time.Millisecond)
+	control := t.TempDir()
+	if _, err := b.WatchFolder(control); err != nil {
+		t.Fatal(err)
+	}
+	controlFile := filepath.Join(control, "control.md")
+	os.WriteFile(controlFile, []byte("# Control\n\nWatched, so taken in.\n"), 0o644)
+	eventually(t, "the still-watched folder's file", func() bool { return rec.has(func() bool { return rec.ready[controlFile] }) })
 	if rec.has(func() bool { return rec.ready[third] }) {
 		t.Errorf("a file added after UnwatchFolder was ingested")
+	}
+	all, _ := eng.Library().Documents(context.Background())
+	for _, d := range all {
+		if d.Path == third {
+			t.Errorf("the library holds %s, added after UnwatchFolder", third)
+		}
+	}
+	if err := b.UnwatchFolder(control); err != nil {
+		t.Fatal(err)
 	}
 
 	// A watched folder that disappears ends its watch with a reason.

@@ -3,12 +3,12 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/carrel-app/carrel/backend/retrieve"
+	"github.com/carrel-app/carrel/internal/testcorpus"
 )
 
 // Floors for lexical retrieval on testdata/eval/dev.jsonl, a little under what it reaches,
@@ -25,11 +25,7 @@ func TestEvalDevLexical(t *testing.T) {
 	if testing.Short() {
 		t.Skip("ingests the pdfcpu corpus")
 	}
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/pdfcpu/pdfcpu").Output()
-	if err != nil {
-		t.Fatalf("find pdfcpu module: %v", err)
-	}
-	pdfs := filepath.Join(strings.TrimSpace(string(out)), "pkg", "testdata")
+	pdfs := testcorpus.Dir(t)
 	lib := t.TempDir()
 	// No Ollama here: an unreachable host keeps the run lexical and fast.
 	base := []string{"--library", lib, "--ollama-host", "127.0.0.1:1"}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/carrel-app/carrel/backend/ingest"
+	"github.com/carrel-app/carrel/internal/testcorpus"
 )
 
 func TestMain(m *testing.M) {
@@ -303,11 +303,7 @@ func FuzzID(f *testing.F) {
 
 func corpusDir(tb testing.TB) string {
 	tb.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/pdfcpu/pdfcpu").Output()
-	if err != nil {
-		tb.Skipf("cannot locate the pdfcpu module: %v", err)
-	}
-	return filepath.Join(strings.TrimSpace(string(out)), "pkg", "testdata")
+	return testcorpus.Dir(tb)
 }
 
 func TestCorpusChunking(t *testing.T) {

@@ -75,125 +75,142 @@ func TestAnswerCache(t *testing.T) {
 	eng, docID := openForCache(t, srv, dir)
 	ctx := context.Background()
 	all := AskOptions{DocIDs: []string{}}
+	const q = "Why did Thoreau live in the woods?"
 
-	first := ask(t, eng, "Why did Thoreau live in the woods?", all)
-	if first.Cached != nil || first.Mode != chat.ModeModel || first.Usage.CompletionTokens == 0 {
-		t.Fatalf("first answer: %+v", first)
-	}
-	// The same question reworded: reused, no model call (no tokens), the source named.
-	var events []AskEvent
-	again, err := eng.AskSession(ctx, "So why did Thoreau live in the woods?", all, func(ev AskEvent) error {
-		events = append(events, ev)
-		return nil
+	// Each property is a subtest, so one failing does not hide the others; they run in
+	// order over the same library, so a later one can fail because an earlier one did.
+	var first, fresh *chat.Answer
+	t.Run("first answer is the model's", func(t *testing.T) {
+		first = ask(t, eng, q, all)
+		if first.Cached != nil || first.Mode != chat.ModeModel || first.Usage.CompletionTokens == 0 {
+			t.Fatalf("first answer: %+v", first)
+		}
 	})
-	if err != nil {
-		t.Fatal(err)
+	if first == nil {
+		t.FailNow()
 	}
-	if again.Cached == nil || again.Text != first.Text || again.Usage.CompletionTokens != 0 || again.Usage.PromptTokens != 0 ||
-		again.Cached.SessionID != first.SessionID || again.Cached.MessageID != first.MessageID || again.Cached.Match != "meaning" ||
-		again.Cached.Similarity < cacheThresholdForTest || len(again.Citations) != len(first.Citations) || len(again.Claims) != len(first.Claims) {
-		t.Fatalf("paraphrase: %+v (cached %+v)", again, again.Cached)
-	}
-	if len(events) != 2 || !events[0].IsStart || events[1].Token != first.Text {
-		t.Fatalf("a cached answer streams its passages then its text: %+v", events)
-	}
-	// Shares most words, asks something else.
-	if other := ask(t, eng, "What did Thoreau eat in the woods?", all); other.Cached != nil {
-		t.Fatalf("different question hit the cache: %+v", other.Cached)
-	}
-	if when := ask(t, eng, "When did Thoreau live in the woods?", all); when.Cached != nil {
-		t.Fatalf("a when-question hit a why-question: %+v", when.Cached)
-	}
-	// An exact repeat in a session of its own, then scoped elsewhere.
-	s := ask(t, eng, "Why did Thoreau live in the woods?", all)
-	if s.Cached == nil {
-		t.Fatal("exact repeat missed")
-	}
-	// Another scope, another model family.
-	if scoped := ask(t, eng, "Why did Thoreau live in the woods?", AskOptions{DocIDs: []string{docID}}); scoped.Cached != nil {
-		t.Fatalf("another scope hit: %+v", scoped.Cached)
-	}
-	scope, err := eng.scopeOf(ctx, nil, eng.aboutUser(ctx))
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := eng.Status(ctx)
-	if h, err := eng.lookupCache(ctx, st, "Why did Thoreau live in the woods?", "ollama/other-model", scope); h != nil || err != nil {
-		t.Fatalf("another model family hit: %+v %v", h, err)
-	}
-	if h, _ := eng.lookupCache(ctx, st, "Why did Thoreau live in the woods?", modelFamily("ollama", srv.ChatModel+":latest"), scope); h == nil {
-		t.Fatal("the same family under its :latest tag missed")
-	}
-
-	// Ask again fresh: the model answers, and its answer replaces the entry.
-	before, _ := eng.lib.CacheIDs(ctx)
-	fresh := ask(t, eng, "Why did Thoreau live in the woods?", AskOptions{DocIDs: []string{}, Fresh: true})
-	after, _ := eng.lib.CacheIDs(ctx)
-	if fresh.Cached != nil || fresh.Usage.CompletionTokens == 0 || len(after) != len(before) {
-		t.Fatalf("fresh: cached %+v, %d tokens, entries %d → %d", fresh.Cached, fresh.Usage.CompletionTokens, len(before), len(after))
-	}
-	if h := ask(t, eng, "Why did Thoreau live in the woods?", all); h.Cached == nil || h.Cached.MessageID != fresh.MessageID {
-		t.Fatalf("after fresh, the hit should be the fresh answer: %+v", h.Cached)
-	}
-
-	// Another chat model (another family) asking the same: a miss, answered by it.
-	eng.Close()
-	other, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: testollama.EmbedModel,
-		EmbedModel: eng.Config().EmbedModel, MaxTokens: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h := ask(t, other, "Why did Thoreau live in the woods?", all); h.Cached != nil || h.Model != testollama.EmbedModel {
-		t.Fatalf("another model: model %s, cached %+v", h.Model, h.Cached)
-	}
-	other.Close()
-
-	// The cache persists across a restart (SQLite and its FAISS index).
+	t.Run("paraphrase reuses it without the model", func(t *testing.T) {
+		var events []AskEvent
+		again, err := eng.AskSession(ctx, "So why did Thoreau live in the woods?", all, func(ev AskEvent) error {
+			events = append(events, ev)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Cached == nil || again.Text != first.Text || again.Usage.CompletionTokens != 0 || again.Usage.PromptTokens != 0 ||
+			again.Cached.SessionID != first.SessionID || again.Cached.MessageID != first.MessageID || again.Cached.Match != chat.MatchMeaning ||
+			again.Cached.Similarity < cacheThresholdForTest || len(again.Citations) != len(first.Citations) || len(again.Claims) != len(first.Claims) {
+			t.Fatalf("paraphrase: %+v (cached %+v)", again, again.Cached)
+		}
+		if len(events) != 2 || !events[0].IsStart || events[1].Token != first.Text {
+			t.Fatalf("a cached answer streams its passages then its text: %+v", events)
+		}
+	})
+	t.Run("another question sharing words misses", func(t *testing.T) {
+		if other := ask(t, eng, "What did Thoreau eat in the woods?", all); other.Cached != nil {
+			t.Fatalf("different question hit the cache: %+v", other.Cached)
+		}
+		if when := ask(t, eng, "When did Thoreau live in the woods?", all); when.Cached != nil {
+			t.Fatalf("a when-question hit a why-question: %+v", when.Cached)
+		}
+	})
+	t.Run("exact repeat hits", func(t *testing.T) {
+		if s := ask(t, eng, q, all); s.Cached == nil {
+			t.Fatal("exact repeat missed")
+		}
+	})
+	t.Run("another scope or model family misses", func(t *testing.T) {
+		if scoped := ask(t, eng, q, AskOptions{DocIDs: []string{docID}}); scoped.Cached != nil {
+			t.Fatalf("another scope hit: %+v", scoped.Cached)
+		}
+		scope, err := eng.scopeOf(ctx, nil, eng.aboutUser(ctx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := eng.Status(ctx)
+		if h, err := eng.lookupCache(ctx, st, q, "ollama/other-model", scope); h != nil || err != nil {
+			t.Fatalf("another model family hit: %+v %v", h, err)
+		}
+		if h, _ := eng.lookupCache(ctx, st, q, modelFamily("ollama", srv.ChatModel+":latest"), scope); h == nil {
+			t.Fatal("the same family under its :latest tag missed")
+		}
+	})
+	t.Run("fresh answer replaces the entry", func(t *testing.T) {
+		before, _ := eng.lib.CacheIDs(ctx)
+		fresh = ask(t, eng, q, AskOptions{DocIDs: []string{}, Fresh: true})
+		after, _ := eng.lib.CacheIDs(ctx)
+		if fresh.Cached != nil || fresh.Usage.CompletionTokens == 0 || len(after) != len(before) {
+			t.Fatalf("fresh: cached %+v, %d tokens, entries %d → %d", fresh.Cached, fresh.Usage.CompletionTokens, len(before), len(after))
+		}
+		if h := ask(t, eng, q, all); h.Cached == nil || h.Cached.MessageID != fresh.MessageID {
+			t.Fatalf("after fresh, the hit should be the fresh answer: %+v", h.Cached)
+		}
+	})
+	t.Run("another chat model misses and answers", func(t *testing.T) {
+		eng.Close()
+		other, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: testollama.EmbedModel,
+			EmbedModel: eng.Config().EmbedModel, MaxTokens: 16})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		if h := ask(t, other, q, all); h.Cached != nil || h.Model != testollama.EmbedModel {
+			t.Fatalf("another model: model %s, cached %+v", h.Model, h.Cached)
+		}
+	})
+	// Reopened here, not in a subtest: the engine outlives them (openForCache closes it
+	// when the whole test ends).
 	eng, _ = openForCache(t, srv, dir)
-	if h := ask(t, eng, "So why did Thoreau live in the woods?", all); h.Cached == nil || h.Cached.Match != "meaning" {
-		t.Fatalf("after a restart: %+v", h.Cached)
-	}
-
-	// A document added to the library changes what a whole-library question searched.
-	extra := filepath.Join(dir, "pond.md")
-	os.WriteFile(extra, []byte("# The pond\n\nWalden Pond is deep and clear; Thoreau sounded it in winter.\n"), 0o644)
-	r, err := eng.IngestFile(ctx, extra, nil)
-	if err != nil || r.Status != Inserted {
-		t.Fatalf("ingest: %+v %v", r, err)
-	}
-	if h := ask(t, eng, "Why did Thoreau live in the woods?", all); h.Cached != nil {
-		t.Fatalf("hit after a document was added: %+v", h.Cached)
-	}
-	if h := ask(t, eng, "Why did Thoreau live in the woods?", all); h.Cached == nil {
-		t.Fatal("the new answer was not cached")
-	}
-	// Removing a document deletes every entry that searched it, at once.
-	n, _ := eng.lib.CacheIDs(ctx)
-	if err := eng.Remove(ctx, r.DocID); err != nil {
-		t.Fatal(err)
-	}
-	left, _ := eng.lib.CacheIDs(ctx)
-	if len(left) >= len(n) {
-		t.Fatalf("entries after removing a document: %d, before %d", len(left), len(n))
-	}
-	if h := ask(t, eng, "Why did Thoreau live in the woods?", all); h.Cached != nil {
-		t.Fatalf("hit after a document was removed: %+v", h.Cached)
-	}
-	// An edited document is new bytes, a new id: a session scoped to the old one misses.
-	// (The scoped answer from before still holds: its document did not change.)
-	if h := ask(t, eng, "Why did Thoreau live in the woods?", AskOptions{DocIDs: []string{docID}}); h.Cached == nil {
-		t.Fatal("scoped repeat missed though its document is unchanged")
-	}
-	if err := eng.Remove(ctx, docID); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, "walden.md"), []byte(strings.Replace(woods, "two acres", "three acres", 1)), 0o644)
-	if _, err := eng.IngestFile(ctx, filepath.Join(dir, "walden.md"), nil); err != nil {
-		t.Fatal(err)
-	}
-	if h, _ := eng.AskSession(ctx, "Why did Thoreau live in the woods?", AskOptions{DocIDs: []string{docID}}, nil); h != nil && h.Cached != nil {
-		t.Fatalf("hit after the document in scope was edited: %+v", h.Cached)
-	}
+	t.Run("cache persists across a restart", func(t *testing.T) {
+		if h := ask(t, eng, "So why did Thoreau live in the woods?", all); h.Cached == nil || h.Cached.Match != chat.MatchMeaning {
+			t.Fatalf("after a restart: %+v", h.Cached)
+		}
+	})
+	t.Run("added or removed document invalidates", func(t *testing.T) {
+		// A document added to the library changes what a whole-library question searched.
+		extra := filepath.Join(dir, "pond.md")
+		os.WriteFile(extra, []byte("# The pond\n\nWalden Pond is deep and clear; Thoreau sounded it in winter.\n"), 0o644)
+		r, err := eng.IngestFile(ctx, extra, nil)
+		if err != nil || r.Status != Inserted {
+			t.Fatalf("ingest: %+v %v", r, err)
+		}
+		if h := ask(t, eng, q, all); h.Cached != nil {
+			t.Fatalf("hit after a document was added: %+v", h.Cached)
+		}
+		if h := ask(t, eng, q, all); h.Cached == nil {
+			t.Fatal("the new answer was not cached")
+		}
+		// Removing a document deletes every entry that searched it, at once.
+		n, _ := eng.lib.CacheIDs(ctx)
+		if err := eng.Remove(ctx, r.DocID); err != nil {
+			t.Fatal(err)
+		}
+		left, _ := eng.lib.CacheIDs(ctx)
+		if len(left) >= len(n) {
+			t.Fatalf("entries after removing a document: %d, before %d", len(left), len(n))
+		}
+		if h := ask(t, eng, q, all); h.Cached != nil {
+			t.Fatalf("hit after a document was removed: %+v", h.Cached)
+		}
+	})
+	t.Run("edited document in scope invalidates", func(t *testing.T) {
+		// An edited document is new bytes, a new id: a session scoped to the old one misses.
+		// (The scoped answer from before still holds: its document did not change.)
+		if h := ask(t, eng, q, AskOptions{DocIDs: []string{docID}}); h.Cached == nil {
+			t.Fatal("scoped repeat missed though its document is unchanged")
+		}
+		if err := eng.Remove(ctx, docID); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "walden.md"), []byte(strings.Replace(woods, "two acres", "three acres", 1)), 0o644)
+		if _, err := eng.IngestFile(ctx, filepath.Join(dir, "walden.md"), nil); err != nil {
+			t.Fatal(err)
+		}
+		if h, _ := eng.AskSession(ctx, q, AskOptions{DocIDs: []string{docID}}, nil); h != nil && h.Cached != nil {
+			t.Fatalf("hit after the document in scope was edited: %+v", h.Cached)
+		}
+	})
 }
 
 // cacheThresholdForTest is the floor the engine tests' hits must reach.
@@ -217,7 +234,7 @@ func TestAnswerCacheWithoutEmbeddings(t *testing.T) {
 	}
 	first := ask(t, eng, "What did Thoreau plant?", AskOptions{})
 	hit := ask(t, eng, "what did Thoreau plant", AskOptions{})
-	if first.Cached != nil || hit.Cached == nil || hit.Cached.Match != "words" || hit.Cached.Similarity != 0 {
+	if first.Cached != nil || hit.Cached == nil || hit.Cached.Match != chat.MatchWords || hit.Cached.Similarity != 0 {
 		t.Fatalf("words-only cache: first %+v, repeat %+v", first.Cached, hit.Cached)
 	}
 	if miss := ask(t, eng, "What did Emerson plant?", AskOptions{}); miss.Cached != nil {
@@ -225,7 +242,7 @@ func TestAnswerCacheWithoutEmbeddings(t *testing.T) {
 	}
 	cs, err := eng.CacheStatus(context.Background())
 	// "Emerson" is in no document: "not in your documents" is never cached.
-	if err != nil || cs.Match != "words" || !strings.Contains(cs.Note, "no-such-embedder") || cs.Entries != 1 {
+	if err != nil || cs.Match != chat.MatchWords || !strings.Contains(cs.Note, "no-such-embedder") || cs.Entries != 1 {
 		t.Fatalf("status: %+v %v", cs, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/carrel-app/carrel/backend/retrieve"
@@ -14,8 +15,8 @@ import (
 // verifies the measured relevance threshold with an embedding model whose vectors mean
 // something: it is measured as the ingest embeds, kept in the vectors folder and
 // read back after a restart (with Ollama gone), applied to searches (a question in the
-// library's words keeps vector matches, nearly every probe question finds none), and a
-// threshold in the settings overrides it.
+// library's words keeps vector matches, nearly every off-topic question other than the
+// probes finds none), and a threshold in the settings overrides it.
 func TestMeasuredThreshold(t *testing.T) {
 	srv := testollama.Start(t)
 	embed := testollama.MeaningModel(t, srv)
@@ -68,8 +69,14 @@ func TestMeasuredThreshold(t *testing.T) {
 	if err != nil || len(onTopic) == 0 || onTopic[0].VectorScore < v {
 		t.Fatalf("on-topic question: %+v %v (threshold %.2f)", onTopic, err, v)
 	}
+	// Off-topic questions other than the probes the threshold was measured with, so the
+	// check is not of the probes against their own quantile: nine in ten probes fall
+	// under it, so about as many of these should, and at most a fifth may get through.
 	through := 0
-	for _, q := range probeQuestions {
+	for _, q := range offTopicQuestions {
+		if slices.Contains(probeQuestions, q) {
+			t.Fatalf("%q is a probe question", q)
+		}
 		hits, err := eng.Search(ctx, q, SearchOptions{K: 3, Mode: retrieve.Vector})
 		if err != nil {
 			t.Fatal(err)
@@ -81,10 +88,11 @@ func TestMeasuredThreshold(t *testing.T) {
 		}
 		if len(hits) > 0 {
 			through++
+			t.Logf("%q got through (best %.3f)", q, hits[0].VectorScore)
 		}
 	}
-	if limit := len(probeQuestions) / 10; through > limit {
-		t.Errorf("%d probe questions found vector matches, want at most %d", through, limit)
+	if limit := len(offTopicQuestions) / 5; through > limit {
+		t.Errorf("%d of %d off-topic questions found vector matches, want at most %d", through, len(offTopicQuestions), limit)
 	}
 
 	// After a restart the kept threshold serves without Ollama (nothing to embed probes with).
@@ -104,6 +112,31 @@ func TestMeasuredThreshold(t *testing.T) {
 	if got := eng.MinVectorScore(ctx); got != 0.3 {
 		t.Errorf("settings' threshold: got %v, want 0.3", got)
 	}
+}
+
+// offTopicQuestions are everyday questions, far from the test library's pdf and Go notes,
+// written apart from probeQuestions.
+var offTopicQuestions = []string{
+	"How do I bake bread without an oven?",
+	"Who was the first person to walk on the moon?",
+	"What is the population of Brazil?",
+	"How often should I water a cactus?",
+	"Why do leaves change colour in autumn?",
+	"What is the best way to learn to swim as an adult?",
+	"Which river is the longest in the world?",
+	"How do I remove rust from a kitchen knife?",
+	"What did people eat in medieval England?",
+	"How many players are on a basketball team?",
+	"What makes a rainbow appear after rain?",
+	"How do I keep birds away from my garden?",
+	"Who invented the telephone?",
+	"What is the healthiest breakfast for children?",
+	"How do bees make honey?",
+	"What should I wear to a summer wedding?",
+	"How cold is it at the south pole in winter?",
+	"Why do people snore at night?",
+	"What language do they speak in Portugal?",
+	"How do I fold a paper crane?",
 }
 
 // verifies when a measured threshold is measured again: another model, a library doubled

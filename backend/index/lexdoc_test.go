@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -16,6 +14,7 @@ import (
 
 	"github.com/carrel-app/carrel/backend/chunk"
 	"github.com/carrel-app/carrel/backend/ingest"
+	"github.com/carrel-app/carrel/internal/testcorpus"
 )
 
 // fieldView is a field as a segment sees it: same-named fields of a document
@@ -159,6 +158,10 @@ func TestLexDocCorpus(t *testing.T) {
 		t.Skip("extracts the pdfcpu corpus")
 	}
 	docs := corpusLexDocs(t)
+	// Every corpus chunk is compared; none would compare nothing and pass.
+	if len(docs) < 1000 {
+		t.Fatalf("the corpus gave %d chunks, want the thousands its PDFs hold", len(docs))
+	}
 	b := fastBuilder(t)
 	for _, d := range docs {
 		compareLexDoc(t, b, d)
@@ -307,26 +310,15 @@ func corpusLexDocs(t testing.TB) []LexDoc {
 	t.Helper()
 	corpusOnce.Do(func() { corpusDocs, corpusErr = loadCorpusLexDocs() })
 	if corpusErr != nil {
-		t.Skip(corpusErr)
+		t.Fatal(corpusErr)
 	}
 	return corpusDocs
 }
 
 func loadCorpusLexDocs() ([]LexDoc, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/pdfcpu/pdfcpu").Output()
+	files, err := testcorpus.ListPDFs()
 	if err != nil {
-		return nil, fmt.Errorf("find the pdfcpu module: %w", err)
-	}
-	dir := filepath.Join(strings.TrimSpace(string(out)), "pkg", "testdata")
-	var files []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".pdf") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if len(files) == 0 {
-		return nil, fmt.Errorf("no PDFs under %s", dir)
+		return nil, err
 	}
 	os.Setenv("CARREL_OCR", "off")
 	var docs []LexDoc

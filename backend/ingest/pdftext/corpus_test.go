@@ -6,11 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"unicode"
 
+	"github.com/carrel-app/carrel/internal/testcorpus"
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
@@ -48,23 +48,7 @@ func extractAll(tb testing.TB, data []byte) []Page {
 
 func corpusFiles(tb testing.TB) (string, []string) {
 	tb.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/pdfcpu/pdfcpu").Output()
-	if err != nil {
-		tb.Fatalf("cannot locate the pdfcpu module: %v", err)
-	}
-	dir := filepath.Join(strings.TrimSpace(string(out)), "pkg", "testdata")
-	var files []string
-	filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
-		if err == nil && !e.IsDir() && strings.EqualFold(filepath.Ext(p), ".pdf") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	sort.Strings(files)
-	if len(files) < 50 {
-		tb.Fatalf("only %d PDFs under %s", len(files), dir)
-	}
-	return dir, files
+	return testcorpus.Dir(tb), testcorpus.PDFs(tb)
 }
 
 func tokens(s string) []string {
