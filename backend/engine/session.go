@@ -55,63 +55,13 @@ func (e *Engine) AskSession(ctx context.Context, question string, opt AskOptions
 	if question == "" {
 		return nil, errors.New("ask a question first")
 	}
-	began := time.Now()
-	var retrieved, firstToken time.Time
-	// The model first: a missing key or a spent budget must not leave an empty session.
-	st := e.Status(ctx)
-	m, err := e.answerModel(ctx, st, opt.OverrideBudget)
+	r, err := e.prepareAsk(ctx, question, opt, fn)
 	if err != nil {
 		return nil, err
 	}
-	sess, history, err := e.openSession(ctx, question, opt)
-	if err != nil {
-		return nil, err
-	}
-	standalone, _, rewriteUsage := chat.Rewrite(ctx, m.provider, llm.ChatRequest{Model: m.name, NumCtx: m.numCtx, KeepAlive: e.keepAlive()}, question, history)
-	rewritten := time.Now()
-	withSession := func(ev AskEvent) error {
-		if ev.IsStart {
-			ev.SessionID = sess.ID
-			retrieved = time.Now()
-		} else if firstToken.IsZero() {
-			firstToken = time.Now()
-		}
-		if fn == nil {
-			return nil
-		}
-		return fn(ev)
-	}
-	about := e.aboutUser(ctx)
-	family := ""
-	if m.provider != nil {
-		family = modelFamily(m.provider.Name(), m.name)
-	}
-	var scope cacheScope
-	useCache := family != "" && e.cacheEnabled(ctx)
-	if useCache {
-		if scope, err = e.scopeOf(ctx, sess.DocIDs, about); err != nil {
-			slog.Warn("answer cache: reading the scope", "err", err)
-			useCache = false
-		}
-	}
-	var hit *cacheHit
-	if useCache && !opt.Fresh {
-		if hit, err = e.lookupCache(ctx, st, standalone, family, scope); err != nil {
-			slog.Warn("answer cache: lookup", "err", err)
-		}
-	}
-	var ans *chat.Answer
-	if hit != nil {
-		// No model in the loop: the saved answer, as if streamed in one piece.
-		ans, err = cachedAnswer(hit), nil
-		if ferr := withSession(AskEvent{IsStart: true, Start: ans.Citations}); ferr != nil {
-			return nil, ferr
-		}
-		if ferr := withSession(AskEvent{Token: ans.Text}); ferr != nil {
-			return nil, ferr
-		}
-	} else {
-		ans, err = e.answerAbout(ctx, st, m, standalone, sess.DocIDs, about, withSession)
+	ans, err, abort := r.produce(ctx)
+	if abort != nil {
+		return nil, abort
 	}
 	if errors.Is(err, llm.ErrModelNotFound) || errors.Is(err, llm.ErrUnreachable) {
 		// Removed or stopped since the status was checked: the next question answers
@@ -120,25 +70,159 @@ func (e *Engine) AskSession(ctx context.Context, question string, opt AskOptions
 	}
 	if ans == nil {
 		if ctx.Err() == nil {
-			e.saveFailure(sess.ID, question, standalone, err)
+			e.saveFailure(r.sess.ID, question, r.standalone, err)
 		}
 		return nil, err
 	}
-	if rewriteUsage != nil {
-		ans.Usage.PromptTokens += rewriteUsage.PromptTokens
-		ans.Usage.CompletionTokens += rewriteUsage.CompletionTokens
-		ans.Usage.CachedTokens += rewriteUsage.CachedTokens
-		ans.Usage.DurationMS += rewriteUsage.Duration.Milliseconds()
+	return r.finish(ctx, ans, err)
+}
+
+// askRun is one question on its way through AskSession: what was decided before the
+// answer (model, session, standalone question, cache scope) and when each step ended.
+type askRun struct {
+	e        *Engine
+	question string
+	opt      AskOptions
+	fn       func(AskEvent) error
+
+	st           Status
+	m            answerModel
+	sess         library.Session
+	standalone   string
+	rewriteUsage *llm.Usage
+	about        []string
+	family       string
+	scope        cacheScope
+	useCache     bool
+	hit          *cacheHit
+
+	began, rewritten, retrieved, firstToken time.Time
+}
+
+// prepareAsk chooses the model, opens the session, rewrites a follow-up into a standalone
+// question and works out whether and where the answer cache applies.
+func (e *Engine) prepareAsk(ctx context.Context, question string, opt AskOptions, fn func(AskEvent) error) (*askRun, error) {
+	r := &askRun{e: e, question: question, opt: opt, fn: fn, began: time.Now()}
+	// The model first: a missing key or a spent budget must not leave an empty session.
+	r.st = e.Status(ctx)
+	var err error
+	if r.m, err = e.answerModel(ctx, r.st, opt.OverrideBudget); err != nil {
+		return nil, err
 	}
-	ans.Usage.CostUSD = e.cost(m, ans.Usage)
-	ans.Question = question
-	if standalone != question {
-		ans.Standalone = standalone
+	var history []chat.Turn
+	if r.sess, history, err = e.openSession(ctx, question, opt); err != nil {
+		return nil, err
 	}
-	if m.warning != "" {
-		ans.Warning = m.warning
+	r.standalone, _, r.rewriteUsage = chat.Rewrite(ctx, r.m.provider, llm.ChatRequest{Model: r.m.name, NumCtx: r.m.numCtx, KeepAlive: e.keepAlive()}, question, history)
+	r.rewritten = time.Now()
+	r.about = e.aboutUser(ctx)
+	if r.m.provider != nil {
+		r.family = modelFamily(r.m.provider.Name(), r.m.name)
 	}
-	msg := &library.Message{SessionID: sess.ID, Question: question, Standalone: ans.Standalone, Answer: ans.Text,
+	r.useCache = r.family != "" && e.cacheEnabled(ctx)
+	if r.useCache {
+		if r.scope, err = e.scopeOf(ctx, r.sess.DocIDs, r.about); err != nil {
+			slog.Warn("answer cache: reading the scope", "err", err)
+			r.useCache = false
+		}
+	}
+	return r, nil
+}
+
+// event passes an answer event on with the session's id, noting when the passages and
+// the first token came.
+func (r *askRun) event(ev AskEvent) error {
+	if ev.IsStart {
+		ev.SessionID = r.sess.ID
+		r.retrieved = time.Now()
+	} else if r.firstToken.IsZero() {
+		r.firstToken = time.Now()
+	}
+	if r.fn == nil {
+		return nil
+	}
+	return r.fn(ev)
+}
+
+// produce answers from the cache, or else from the model (or the passages). abort is an
+// error of the caller's callback while streaming a cached answer: nothing is saved then.
+func (r *askRun) produce(ctx context.Context) (ans *chat.Answer, err, abort error) {
+	if r.useCache && !r.opt.Fresh {
+		if r.hit, err = r.e.lookupCache(ctx, r.st, r.standalone, r.family, r.scope); err != nil {
+			slog.Warn("answer cache: lookup", "err", err)
+		}
+	}
+	if r.hit == nil {
+		ans, err = r.e.answerAbout(ctx, r.st, r.m, r.standalone, r.sess.DocIDs, r.about, r.event)
+		return ans, err, nil
+	}
+	// No model in the loop: the saved answer, as if streamed in one piece.
+	ans = cachedAnswer(r.hit)
+	if ferr := r.event(AskEvent{IsStart: true, Start: ans.Citations}); ferr != nil {
+		return nil, nil, ferr
+	}
+	if ferr := r.event(AskEvent{Token: ans.Text}); ferr != nil {
+		return nil, nil, ferr
+	}
+	return ans, nil, nil
+}
+
+// finish completes the answer (usage and cost, the question, the warning), saves the
+// exchange, records the cache hit or stores the answer, the metrics, the budget's
+// warning, and what the question teaches about the user.
+func (r *askRun) finish(ctx context.Context, ans *chat.Answer, err error) (*chat.Answer, error) {
+	e := r.e
+	if u := r.rewriteUsage; u != nil {
+		ans.Usage.PromptTokens += u.PromptTokens
+		ans.Usage.CompletionTokens += u.CompletionTokens
+		ans.Usage.CachedTokens += u.CachedTokens
+		ans.Usage.DurationMS += u.Duration.Milliseconds()
+	}
+	ans.Usage.CostUSD = e.cost(r.m, ans.Usage)
+	ans.Question = r.question
+	if r.standalone != r.question {
+		ans.Standalone = r.standalone
+	}
+	if r.m.warning != "" {
+		ans.Warning = r.m.warning
+	}
+	msg := r.message(ans, err)
+	// Saved even when the user stopped the answer: the partial answer belongs in history.
+	if serr := e.lib.AddMessage(context.WithoutCancel(ctx), msg); serr != nil {
+		return ans, errors.Join(err, serr)
+	}
+	ans.SessionID, ans.MessageID = r.sess.ID, msg.ID
+	saved := 0.0
+	switch {
+	case r.hit != nil:
+		saved = r.hit.entry.CostUSD
+		if src, jerr := json.Marshal(ans.Cached); jerr == nil {
+			if herr := e.lib.MarkCacheHit(context.WithoutCancel(ctx), msg.ID, string(src)); herr != nil {
+				slog.Warn("answer cache: record the hit", "err", herr)
+			}
+		}
+	case r.useCache && err == nil && msg.Status == library.MessageDone:
+		e.storeCache(ctx, r.st, ans, r.standalone, r.family, r.scope, r.sess.Title)
+	}
+	e.recordMetric(ctx, ans, msg.Status, r.hit != nil, saved, r.began, r.rewritten, r.retrieved, r.firstToken)
+	if ans.Usage.CostUSD > 0 {
+		// The budget as this answer leaves it.
+		if meter, merr := e.Meter(context.WithoutCancel(ctx)); merr == nil && meter.Warning != "" {
+			ans.Warning = meter.Warning
+		}
+	}
+	if msg.Status != library.MessageFailed {
+		// Only now, with the answer produced, and only from the user's own words.
+		if learnt := e.learn(ctx, r.m, r.question, r.sess.ID); len(learnt) > 0 && r.opt.OnLearn != nil {
+			r.opt.OnLearn(learnt)
+		}
+	}
+	return ans, err
+}
+
+// message is the exchange as the session keeps it.
+func (r *askRun) message(ans *chat.Answer, err error) *library.Message {
+	msg := &library.Message{SessionID: r.sess.ID, Question: r.question, Standalone: ans.Standalone, Answer: ans.Text,
 		Status: library.MessageDone, Mode: ans.Mode, Note: ans.Note, Provider: ans.Provider, Model: ans.Model,
 		PromptTokens: ans.Usage.PromptTokens, CompletionTokens: ans.Usage.CompletionTokens,
 		CachedTokens: ans.Usage.CachedTokens, CostUSD: ans.Usage.CostUSD, DurationMS: ans.Usage.DurationMS}
@@ -154,37 +238,7 @@ func (e *Engine) AskSession(ctx context.Context, question string, opt AskOptions
 		msg.Citations = append(msg.Citations, library.Citation{N: p.N, DocID: p.DocID, DocTitle: p.DocTitle, DocPath: p.DocPath,
 			Page: p.Page, PageEnd: p.PageEnd, Start: p.Start, End: p.End, Section: p.Section, Text: p.Text})
 	}
-	// Saved even when the user stopped the answer: the partial answer belongs in history.
-	if serr := e.lib.AddMessage(context.WithoutCancel(ctx), msg); serr != nil {
-		return ans, errors.Join(err, serr)
-	}
-	ans.SessionID, ans.MessageID = sess.ID, msg.ID
-	saved := 0.0
-	switch {
-	case hit != nil:
-		saved = hit.entry.CostUSD
-		if src, jerr := json.Marshal(ans.Cached); jerr == nil {
-			if herr := e.lib.MarkCacheHit(context.WithoutCancel(ctx), msg.ID, string(src)); herr != nil {
-				slog.Warn("answer cache: record the hit", "err", herr)
-			}
-		}
-	case useCache && err == nil && msg.Status == library.MessageDone:
-		e.storeCache(ctx, st, ans, standalone, family, scope, sess.Title)
-	}
-	e.recordMetric(ctx, ans, msg.Status, hit != nil, saved, began, rewritten, retrieved, firstToken)
-	if ans.Usage.CostUSD > 0 {
-		// The budget as this answer leaves it.
-		if meter, merr := e.Meter(context.WithoutCancel(ctx)); merr == nil && meter.Warning != "" {
-			ans.Warning = meter.Warning
-		}
-	}
-	if msg.Status != library.MessageFailed {
-		// Only now, with the answer produced, and only from the user's own words.
-		if learnt := e.learn(ctx, m, question, sess.ID); len(learnt) > 0 && opt.OnLearn != nil {
-			opt.OnLearn(learnt)
-		}
-	}
-	return ans, err
+	return msg
 }
 
 // openSession loads (or creates) the session and its recent turns, applying a new scope.
