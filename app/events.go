@@ -27,35 +27,37 @@ const (
 	EventMemoryChanged   Event = "memory:changed"
 )
 
-// EventPayload pairs an event with a value of the type it carries.
+// EventPayload pairs an event with a value of the type it carries (and of the other
+// type it may carry instead).
 type EventPayload struct {
 	Name    Event
 	Payload any
+	Or      any
 }
 
 // Events lists every event with its payload type, in the order above.
 var Events = []EventPayload{
 	// A Document added, changed or removed (Status library.StatusRemoved).
-	{EventLibraryChanged, Document{}},
+	{EventLibraryChanged, Document{}, nil},
 	// The LibraryFolder after the app changed to another library folder: everything the
 	// frontend shows must be fetched again.
-	{EventLibrarySwitched, LibraryFolder{}},
-	{EventStatusChanged, engine.Status{}},
-	{EventAnswerStart, AnswerStart{}},
-	{EventAnswerToken, AnswerToken{}},
-	{EventAnswerDone, AnswerDone{}},
-	{EventAnswerError, AnswerError{}},
+	{EventLibrarySwitched, LibraryFolder{}, nil},
+	{EventStatusChanged, engine.Status{}, nil},
+	{EventAnswerStart, AnswerStart{}, nil},
+	{EventAnswerToken, AnswerToken{}, nil},
+	{EventAnswerDone, AnswerDone{}, nil},
+	{EventAnswerError, AnswerError{}, nil},
 	// A session created, answered in or renamed (library.Session), or deleted
 	// (SessionDeleted).
-	{EventSessionChanged, library.Session{}},
+	{EventSessionChanged, library.Session{}, SessionDeleted{}},
 	// The Meter after an answer was paid for or the settings changed.
-	{EventMeterChanged, Meter{}},
+	{EventMeterChanged, Meter{}, nil},
 	// A model download's progress.
-	{EventModelPull, PullEvent{}},
+	{EventModelPull, PullEvent{}, nil},
 	// A watched folder's changes were taken in.
-	{EventWatchSynced, engine.WatchSync{}},
+	{EventWatchSynced, engine.WatchSync{}, nil},
 	// The MemorySettings after memories were learnt or edited.
-	{EventMemoryChanged, MemorySettings{}},
+	{EventMemoryChanged, MemorySettings{}, nil},
 }
 
 // Emitter sends an event to the frontend.

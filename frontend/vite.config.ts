@@ -86,5 +86,7 @@ export default defineConfig({
   test: {
     environment: 'jsdom',
     include: ['src/**/*.test.ts'],
+    // *.test-d.ts are type-level tests (bridge.test-d.ts: types.ts against the Go types).
+    typecheck: { enabled: true, include: ['src/**/*.test-d.ts'], tsconfig: './tsconfig.json', ignoreSourceErrors: true },
   },
 });

@@ -59,6 +59,7 @@ interface WailsApp {
   ChooseLibraryFolder(): Promise<unknown>;
   SetLibraryFolder(dir: string, move: boolean): Promise<unknown>;
   RechunkLibrary(): Promise<unknown>;
+  CacheStatus?(): Promise<unknown>;
 }
 
 /** The part of the Wails v2.9 JS runtime we use (wrapper/runtime.d.ts). */

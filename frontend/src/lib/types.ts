@@ -242,6 +242,7 @@ export type EventMap = {
   'session:changed': SessionEvent;
   'meter:changed': Meter;
   'library:switched': LibraryFolder;
+  'memory:changed': MemorySettings;
 };
 
 export type EventName = keyof EventMap;
@@ -258,6 +259,7 @@ export const EVENT_NAMES: EventName[] = [
   'session:changed',
   'meter:changed',
   'library:switched',
+  'memory:changed',
 ];
 
 export type AnswerEvent =

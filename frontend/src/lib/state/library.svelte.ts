@@ -1,6 +1,7 @@
 // The library: documents kept up to date from `library:changed`, the selection that
 // scopes questions, and the ways to add and remove documents.
 
+import { PATH_ID_PREFIX } from '../bridge.gen';
 import * as api from '../api';
 import { applyDocumentEvent, mergeListing, pruneSelection, summarize, viewDocuments, type LibrarySort } from '../library';
 import type { AddResult, Document } from '../types';
@@ -150,7 +151,7 @@ export class LibraryState {
     if (!old || old === id) return;
     this.#retrying.delete(path);
     this.docs = this.docs.filter((d) => d.id !== old);
-    if (!old.startsWith('path:')) void api.removeDocument(old).catch(() => {});
+    if (!old.startsWith(PATH_ID_PREFIX)) void api.removeDocument(old).catch(() => {});
   }
 
   /** Adds a failed document again from where it was (its file may have been fixed). */
