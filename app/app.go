@@ -45,6 +45,8 @@ type App struct {
 
 	mu   sync.Mutex
 	asks map[string]context.CancelFunc
+	// answers counts running answers and model downloads, which halt waits for.
+	answers sync.WaitGroup
 
 	pulls pulls // running model downloads (models.go)
 
@@ -120,20 +122,15 @@ func (a *App) halt() {
 	close(a.queue)
 	a.wg.Wait()
 	a.stopWatches()
-	// Answers and downloads leave their maps as the last thing they do.
-	for range 200 {
-		a.mu.Lock()
-		n := len(a.asks)
-		a.mu.Unlock()
-		a.pulls.mu.Lock()
-		n += len(a.pulls.m)
-		a.pulls.mu.Unlock()
-		if n == 0 {
-			return
-		}
-		time.Sleep(25 * time.Millisecond)
+	// Answers and downloads end with the context; they are waited for, not polled.
+	done := make(chan struct{})
+	go func() { a.answers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		slog.Warn("answers or downloads still running 5 s after the app stopped them; waiting")
+		<-done
 	}
-	slog.Warn("answers or downloads still running after the app stopped")
 }
 
 func (a *App) ingestWorker() {

@@ -105,7 +105,9 @@ func (a *App) PullModel(name string, insecure bool) (string, error) {
 	}
 	a.pulls.m[id] = cancel
 	a.pulls.mu.Unlock()
+	a.answers.Add(1)
 	go func() {
+		defer a.answers.Done()
 		defer func() {
 			a.pulls.mu.Lock()
 			delete(a.pulls.m, id)

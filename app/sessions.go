@@ -25,7 +25,9 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 	a.mu.Lock()
 	a.asks[id] = cancel
 	a.mu.Unlock()
+	a.answers.Add(1)
 	go func() {
+		defer a.answers.Done()
 		defer func() {
 			a.mu.Lock()
 			delete(a.asks, id)
