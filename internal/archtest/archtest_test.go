@@ -39,6 +39,7 @@ var layers = map[string]int{
 	"backend/ingest/pdftext": 6,
 	"backend/index/faiss":    7,
 	"backend/envconfig":      7,
+	"backend/index/flat":     8, // the pure-Go index behind faiss's API without cgo (-tags nofaiss)
 }
 
 type pkg struct {
