@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/retrieve"
@@ -80,23 +81,6 @@ func (e *Engine) docCache(ctx context.Context) func(id string) library.Document 
 
 // AskEvent is streamed while answering.
 type AskEvent = chat.Event
-
-// Ask answers question from the library (or the documents in docIDs), streaming to fn,
-// without saving it in a session (see AskSession). On a model failure after some text,
-// the partial answer comes back with the error.
-func (e *Engine) Ask(ctx context.Context, question string, docIDs []string, fn func(AskEvent) error) (*chat.Answer, error) {
-	st := e.Status(ctx)
-	m, err := e.answerModel(ctx, st, false)
-	if err != nil {
-		return nil, err
-	}
-	ans, err := e.answer(ctx, st, m, question, docIDs, fn)
-	if ans != nil {
-		ans.Usage.CostUSD = e.cost(m, ans.Usage)
-		ans.Warning = m.warning
-	}
-	return ans, err
-}
 
 // contextLength is the num_ctx to ask for: the model's own window, capped by MaxContext,
 // because Ollama's default window silently truncates long prompts.

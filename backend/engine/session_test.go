@@ -268,7 +268,7 @@ func TestTokenCalibration(t *testing.T) {
 	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
 		t.Fatal(err)
 	}
-	first, err := eng.Ask(ctx, "What did Thoreau plant by the pond?", nil, nil)
+	first, err := askOnce(ctx, eng, "What did Thoreau plant by the pond?", nil, nil)
 	if err != nil || first.Mode != "model" || first.UsageEstimated {
 		t.Fatalf("first answer: %+v %v", first, err)
 	}
@@ -280,7 +280,7 @@ func TestTokenCalibration(t *testing.T) {
 	if first.Usage.PromptTokens+maxTokens > numCtx {
 		t.Fatalf("first prompt overflowed: %d tokens in a window of %d", first.Usage.PromptTokens, numCtx)
 	}
-	second, err := eng.Ask(ctx, "How did Thoreau keep an account of the beans?", nil, nil)
+	second, err := askOnce(ctx, eng, "How did Thoreau keep an account of the beans?", nil, nil)
 	if err != nil || second.UsageEstimated {
 		t.Fatalf("second answer: %+v %v", second, err)
 	}
@@ -348,4 +348,20 @@ func TestGroundByMeaning(t *testing.T) {
 	if ans.Text != "Simplify your life and keep your accounts on your thumbnail [2]." || len(ans.Claims) != 1 || !ans.Claims[0].Supported {
 		t.Fatalf("grounded by meaning: %q %+v", ans.Text, ans.Claims)
 	}
+}
+
+// askOnce answers question from the library without a session, rewrite, cache or memory
+// (what Engine.Ask did, used only here): the prompt budget test times the answer alone.
+func askOnce(ctx context.Context, e *Engine, question string, docIDs []string, fn func(AskEvent) error) (*chat.Answer, error) {
+	st := e.Status(ctx)
+	m, err := e.answerModel(ctx, st, false)
+	if err != nil {
+		return nil, err
+	}
+	ans, err := e.answer(ctx, st, m, question, docIDs, fn)
+	if ans != nil {
+		ans.Usage.CostUSD = e.cost(m, ans.Usage)
+		ans.Warning = m.warning
+	}
+	return ans, err
 }
