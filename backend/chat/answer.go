@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/carrel-app/carrel/backend/library"
@@ -175,44 +174,101 @@ func Respond(ctx context.Context, req Request, fn func(Event) error) (*Answer, e
 	return ans, nil
 }
 
-// passagesAnswer is the no-model answer: the best passages, quoted and cited.
+// passagesAnswer is the no-model answer: the best passages, quoted and cited, close
+// matches apart from passages that only share a word or two with the question. Each
+// quote is the window of its passage around the question's words (see MatchWindow), and
+// passages from Markdown sources keep their lines, for the app to render them.
 func passagesAnswer(req Request) *Answer {
-	var b strings.Builder
-	b.WriteString("The most relevant passages in your documents:\n\n")
-	claims := make([]Claim, 0, len(req.Passages))
+	terms := QuestionTerms(req.Question)
+	var closeP, relatedP []Passage
 	for _, p := range req.Passages {
-		quote := excerpt(p.Text, 400)
-		start := utf8.RuneCountInString(b.String())
-		fmt.Fprintf(&b, "**%s, page %d** — %s [%d]", p.DocTitle, p.Page, quote, p.N)
-		// Each quoted passage is a claim supported by the part of the passage it quotes,
-		// so the viewer can highlight exactly that, as for a model's sentences.
-		quote = strings.TrimSuffix(quote, " …")
-		claims = append(claims, Claim{Start: start, End: utf8.RuneCountInString(b.String()), Supported: true,
-			Spans: []Span{{N: p.N, Start: 0, End: wordsEnd(p.Text, len(strings.Fields(quote))), Quote: quote}}})
-		b.WriteString("\n\n")
+		p.Strength = MatchStrength(p.Text, terms)
+		if p.Strength == StrengthClose {
+			closeP = append(closeP, p)
+		} else {
+			relatedP = append(relatedP, p)
+		}
+	}
+	// Numbered in the order shown (close matches first), so that [1] is the first quote
+	// and the sources list reads like the answer.
+	cites := append(closeP, relatedP...)
+	var close, related []int
+	for i := range cites {
+		cites[i].N = i + 1
+		if i < len(closeP) {
+			close = append(close, i)
+		} else {
+			related = append(related, i)
+		}
+	}
+	var b strings.Builder
+	claims := make([]Claim, 0, len(req.Passages))
+	each := func(idx []int) {
+		for _, i := range idx {
+			claims = append(claims, quotePassage(&b, cites[i], terms))
+			b.WriteString("\n\n")
+		}
+	}
+	if len(close) == 0 {
+		b.WriteString("Nothing in your documents matched this question closely. These passages share some of its words:\n\n")
+		each(related)
+	} else {
+		b.WriteString("#### Close matches\n\n")
+		each(close)
+		if len(related) > 0 {
+			b.WriteString("#### Possibly related\n\n")
+			each(related)
+		}
 	}
 	note := "No language model answered: " + req.NoModelReason
-	return &Answer{Text: strings.TrimSpace(b.String()), Citations: req.Passages, Mode: ModePassages, Note: note, Claims: claims}
+	return &Answer{Text: strings.TrimSpace(b.String()), Citations: cites, Mode: ModePassages, Note: note, Claims: claims}
 }
 
-// wordsEnd returns the rune offset in s just after its first n whitespace-separated words.
-func wordsEnd(s string, n int) int {
-	words, end, inWord := 0, 0, false
-	for i, r := range []rune(s) {
-		if unicode.IsSpace(r) {
-			inWord = false
-			continue
-		}
-		if !inWord {
-			inWord = true
-			words++
-		}
-		if words > n {
-			break
-		}
-		end = i + 1
+// excerptBytes is the length of a quoted passage window in a no-model answer.
+const excerptBytes = 400
+
+// quotePassage writes one passage of a no-model answer (its source line, then its window
+// as a block quote ending in its marker) and returns the claim it makes: the quote,
+// supported by that window of the passage.
+func quotePassage(b *strings.Builder, p Passage, terms map[string]bool) Claim {
+	md := isMarkdownPath(p.DocPath)
+	ws, we := MatchWindow(p.Text, terms, excerptBytes, md)
+	window := p.Text[ws:we]
+	title := p.DocTitle
+	if title == "" {
+		title = "Untitled"
 	}
-	return end
+	if p.Page > 0 {
+		fmt.Fprintf(b, "**%s**, page %d\n\n", title, p.Page)
+	} else {
+		fmt.Fprintf(b, "**%s**\n\n", title)
+	}
+	var quote string
+	if md {
+		// Markdown keeps its lines (headings, lists) inside the quote.
+		lines := strings.Split(strings.TrimRight(window, " \t\n"), "\n")
+		quote = strings.Join(lines, "\n> ")
+	} else {
+		quote = strings.Join(strings.Fields(window), " ")
+	}
+	if ws > 0 && !md {
+		quote = "… " + quote
+	}
+	if we < len(p.Text) {
+		quote += " …"
+	}
+	b.WriteString("> ")
+	start := utf8.RuneCountInString(b.String())
+	fmt.Fprintf(b, "%s [%d]", quote, p.N)
+	runeStart := utf8.RuneCountInString(p.Text[:ws])
+	return Claim{Start: start, End: utf8.RuneCountInString(b.String()), Supported: true,
+		Spans: []Span{{N: p.N, Start: runeStart, End: runeStart + utf8.RuneCountInString(window), Quote: window}}}
+}
+
+// isMarkdownPath reports whether a source is a Markdown file, by its name.
+func isMarkdownPath(path string) bool {
+	l := strings.ToLower(path)
+	return strings.HasSuffix(l, ".md") || strings.HasSuffix(l, ".markdown")
 }
 
 // excerpt shortens s to about n bytes at a word boundary.

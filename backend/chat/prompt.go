@@ -22,6 +22,8 @@ type Passage struct {
 	End      int    `json:"end"`   // character offset in PageEnd's text, exclusive
 	Section  string `json:"section"`
 	Text     string `json:"text"`
+	// Strength is set in no-model answers: how well the passage matches the question.
+	Strength Strength `json:"strength,omitempty"`
 }
 
 const systemPrompt = `You are Carrel, a careful study assistant. Answer the question using only the numbered passages from the user's documents.
