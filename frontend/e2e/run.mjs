@@ -2,7 +2,7 @@
 //
 //   CARREL_BIN   the carrel binary (default ../build/bin/carrel, relative to frontend/)
 //   CHROMIUM     the browser (default /usr/bin/chromium)
-//   E2E_ONLY     run only the named flow (full | no-model | pull | security | feel | sessions | ocr | reread)
+//   E2E_ONLY     run only the named flow (first-hour | full | no-model | pull | security | feel | sessions | ocr | reread | …)
 //
 // Screenshots go to frontend/test-results/. Ends with "N passed, N failed".
 
@@ -15,10 +15,31 @@ import { badInputFlow } from './bad-input.mjs';
 import { ocrFlow } from './ocr.mjs';
 import { rereadFlow } from './reread.mjs';
 import { cacheFlow } from './cache.mjs';
+import { firstHourFlow } from './first-hour.mjs';
 
 const QUESTION = 'What happens on a delicious evening by the pond, when the bullfrogs trump?';
 
 const tests = [
+  {
+    name: 'first-hour',
+    title: "a student's first hour at 1024×700 in search mode: one notice, passages that show their match, a layout that holds, the library list, help and theme",
+    async run(ctx) {
+      const port = await closedPort();
+      const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
+      const dir = tempDir('carrel-e2e-first-');
+      const note = join(dir, 'exam-notes.md');
+      writeFileSync(note, '# Biology revision\n\nCells, tissues and organs.\n\n## Exam tips\n\n- Be ready early and read every question twice\n- Sleep well the night before the exam\n- Bring two pens\n');
+      const empty = join(dir, 'empty-notes.pdf');
+      writeFileSync(empty, '');
+      const broken = join(dir, 'lecture.pdf');
+      writeFileSync(broken, '%PDF-1.7\nthis is not a PDF at all\n');
+      try {
+        return await ctx.inBrowser((page) => firstHourFlow({ page, url: carrel.url, pdf: ctx.pdf, note, empty, broken }), carrel);
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
   {
     name: 'full',
     title: 'upload a PDF, stream an answer, open its citation in the viewer (real Ollama)',

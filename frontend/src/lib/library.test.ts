@@ -23,6 +23,7 @@ describe('library events', () => {
       doc('a'),
       doc('a', { status: 'extracting', progress: { done: 0, total: 10 } }),
       doc('a', { status: 'extracting', progress: { done: 5, total: 10 } }),
+      doc('a', { status: 'extracting', progress: { done: 10, total: 10 } }),
       doc('a', { status: 'embedding', pages: 10, progress: { done: 20, total: 40 } }),
       doc('a', { status: 'ready', pages: 10, chunks: 40, progress: { done: 40, total: 40 } }),
     ];
@@ -36,9 +37,10 @@ describe('library events', () => {
     expect(docs).toHaveLength(1);
     expect(views).toEqual([
       'queued ? Waiting…',
-      'extracting 0 Reading page 0 of 10',
-      'extracting 0.5 Reading page 5 of 10',
-      'embedding 0.5 Indexing 20 of 40 passages',
+      'extracting 0 Reading page 0 of 10 (0%)',
+      'extracting 0.5 Reading page 5 of 10 (50%)',
+      'extracting ? Indexing passages…',
+      'embedding 0.5 Indexing 20 of 40 passages (50%)',
       'ready 1 10 pages',
     ]);
   });
@@ -67,13 +69,25 @@ describe('library events', () => {
   });
 
   it('clamps progress and handles unknown totals', () => {
-    expect(progressView(parseDocument({ ...doc('a'), status: 'extracting', progress: { done: 12, total: 10 } })).fraction).toBe(1);
+    expect(progressView(parseDocument({ ...doc('a'), status: 'embedding', progress: { done: 12, total: 10 } })).fraction).toBe(1);
     expect(progressView(parseDocument({ ...doc('a'), status: 'embedding' })).fraction).toBeNull();
   });
 
   it('summarises counts', () => {
     const docs = replay([doc('a', { status: 'ready' }), doc('b', { status: 'failed' }), doc('c', { status: 'embedding' })]);
-    expect(summarize(docs)).toEqual({ total: 3, ready: 1, busy: 1, failed: 1 });
+    // A file that failed is not a document of the library.
+    expect(summarize(docs)).toEqual({ total: 2, ready: 1, busy: 1, failed: 1 });
+  });
+});
+
+describe('labels', () => {
+  it('names the kind as a student knows it', async () => {
+    const { kindLabel, canRetry } = await import('./library');
+    expect(kindLabel({ kind: 'text', path: '/n/exam-notes.md' })).toBe('Markdown');
+    expect(kindLabel({ kind: 'text', path: '/n/a.txt' })).toBe('Text');
+    expect(kindLabel({ kind: 'pdf', path: '/n/walden.pdf' })).toBe('PDF');
+    expect(canRetry({ bytes: 0, error: 'notes.pdf is empty (0 bytes); check that it was saved or downloaded completely' })).toBe(false);
+    expect(canRetry({ bytes: 120, error: 'a .pdf file that is not a PDF' })).toBe(true);
   });
 });
 
@@ -131,7 +145,8 @@ describe('viewDocuments', () => {
 describe('OCR marker', () => {
   it('marks a document with pages read by OCR, and no other', async () => {
     const { ocrMarker } = await import('./library');
-    expect(ocrMarker(parseDocument({ id: 'a', pages: 4, ocr_pages: 4 }))).toEqual({ label: 'OCR', title: 'Scanned: every page was read by OCR' });
+    expect(ocrMarker(parseDocument({ id: 'a', pages: 4, ocr_pages: 4 }))).toEqual({ label: 'Scanned', title: 'Scanned: every page was read by OCR' });
+    expect(ocrMarker(parseDocument({ id: 'w', pages: 249, ocr_pages: 1 })).label).toBe("1 page OCR'd");
     expect(ocrMarker(parseDocument({ id: 'b', pages: 10, ocr_pages: 1 })).title).toBe('1 scanned page was read by OCR');
     expect(ocrMarker(parseDocument({ id: 'c', pages: 10, ocr_pages: 3 })).title).toBe('3 scanned pages were read by OCR');
     expect(ocrMarker(parseDocument({ id: 'd', pages: 10 })).label).toBe('');

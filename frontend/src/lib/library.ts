@@ -53,9 +53,12 @@ export function progressView(d: Document): ProgressView {
     case 'queued':
       return { fraction: null, label: 'Waiting…', busy: true };
     case 'extracting':
-      return { fraction: frac, label: total > 0 ? `Reading page ${Math.min(done, total)} of ${total}` : 'Reading…', busy: true };
+      // Past the last page the work left (cutting and indexing passages) has no count:
+      // an indeterminate bar, not "page 249 of 249" beside a bar that has not arrived.
+      if (total > 0 && done >= total) return { fraction: null, label: 'Indexing passages…', busy: true };
+      return { fraction: frac, label: total > 0 ? `Reading page ${done} of ${total} (${Math.round((frac ?? 0) * 100)}%)` : 'Reading…', busy: true };
     case 'embedding':
-      return { fraction: frac, label: total > 0 ? `Indexing ${Math.min(done, total)} of ${total} passages` : 'Indexing…', busy: true };
+      return { fraction: frac, label: total > 0 ? `Indexing ${Math.min(done, total)} of ${total} passages (${Math.round((frac ?? 0) * 100)}%)` : 'Indexing…', busy: true };
     case 'ready':
       return { fraction: 1, label: readyLabel(d), busy: false };
     case 'failed':
@@ -66,7 +69,6 @@ export function progressView(d: Document): ProgressView {
 function readyLabel(d: Document): string {
   const parts: string[] = [];
   if (d.pages > 0) parts.push(`${d.pages} ${d.pages === 1 ? 'page' : 'pages'}`);
-  else if (d.kind) parts.push(d.kind.toUpperCase());
   if (d.bytes > 0) parts.push(formatBytes(d.bytes));
   return parts.join(' · ') || 'Ready';
 }
@@ -77,16 +79,32 @@ export function formatBytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MB`;
 }
 
+/** `total` counts documents (ready or on their way); files that failed are not documents. */
 export type LibrarySummary = { total: number; ready: number; busy: number; failed: number };
 
 export function summarize(docs: Document[]): LibrarySummary {
-  const s = { total: docs.length, ready: 0, busy: 0, failed: 0 };
+  const s = { total: 0, ready: 0, busy: 0, failed: 0 };
   for (const d of docs) {
     if (d.status === 'ready') s.ready++;
     else if (d.status === 'failed') s.failed++;
     else s.busy++;
   }
+  s.total = s.ready + s.busy;
   return s;
+}
+
+/** The short type label of a document: its file's kind as a student knows it. */
+export function kindLabel(d: Pick<Document, 'kind' | 'path'>): string {
+  const ext = /\.([a-z0-9]+)$/i.exec(d.path)?.[1]?.toLowerCase() ?? '';
+  if (ext === 'md' || ext === 'markdown') return 'Markdown';
+  if (ext === 'txt' || ext === 'text') return 'Text';
+  if (d.kind === 'pdf' || ext === 'pdf') return 'PDF';
+  return (d.kind || ext).toUpperCase();
+}
+
+/** Whether Retry can help a failed file: an empty file (backend/ingest/errors.go: "X is empty") stays empty. */
+export function canRetry(d: Pick<Document, 'bytes' | 'error'>): boolean {
+  return !/ is empty\b/.test(d.error ?? '') && !(d.bytes === 0 && /\bempty\b/i.test(d.error ?? ''));
 }
 
 /** Drops ids from a selection that no longer name a document that can be asked. */
@@ -124,8 +142,9 @@ export function ocrMarker(d: Pick<Document, 'ocr_pages' | 'pages'>): { label: st
   const n = d.ocr_pages;
   if (!n) return { label: '', title: '' };
   const all = d.pages > 0 && n >= d.pages;
+  // A book with one scanned page is not a scanned book: say how many pages, unless all.
   return {
-    label: 'OCR',
+    label: all ? 'Scanned' : `${n} ${n === 1 ? 'page' : 'pages'} OCR'd`,
     title: all ? `Scanned: every page was read by OCR` : `${n} scanned page${n === 1 ? ' was' : 's were'} read by OCR`,
   };
 }

@@ -22,6 +22,7 @@ import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
 import katex from 'katex';
 import { Marked, type TokenizerAndRendererExtension } from 'marked';
+import { markTerms } from './match';
 import type { Citation } from './types';
 
 for (const [name, lang] of Object.entries({ bash, c, cpp, css, go, java, javascript, json, python, rust, sql, typescript, xml, yaml })) {
@@ -260,11 +261,15 @@ export function linkCitations(root: ParentNode & Node, citations: Citation[]): n
   return made;
 }
 
-/** The full pipeline: Markdown → sanitised HTML → citation buttons. Returns HTML. */
-export function renderAnswer(md: string, citations: Citation[]): string {
+/**
+ * The full pipeline: Markdown → sanitised HTML → citation buttons, and, when `terms` are
+ * given (a no-model answer's quoted passages), the question's words marked. Returns HTML.
+ */
+export function renderAnswer(md: string, citations: Citation[], terms?: Set<string>): string {
   const html = renderMarkdown(md);
   const tpl = document.createElement('template');
   tpl.innerHTML = html;
   linkCitations(tpl.content, citations);
+  if (terms) markTerms(tpl.content, terms);
   return tpl.innerHTML;
 }

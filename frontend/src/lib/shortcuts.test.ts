@@ -26,6 +26,8 @@ describe('shortcuts', () => {
     expect(shortcutFor(k(']'), false)).toBe('next-citation');
     expect(shortcutFor(k('['), false)).toBe('prev-citation');
     expect(shortcutFor(k('/', { typing: true }), false)).toBeNull();
+    expect(shortcutFor(k('?', { shiftKey: true }), false)).toBe('help');
+    expect(shortcutFor(k('?', { shiftKey: true, typing: true }), false)).toBeNull();
     expect(shortcutFor(k(']', { typing: true }), false)).toBeNull();
   });
   it('Alt+arrows step through sources, even while typing', () => {

@@ -9,7 +9,8 @@ export type Action =
   | 'prev-citation'
   | 'settings'
   | 'stats'
-  | 'toggle-viewer';
+  | 'toggle-viewer'
+  | 'help';
 
 export type KeyLike = {
   key: string;
@@ -53,6 +54,7 @@ export function shortcutFor(e: KeyLike, mac = isMac()): Action | null {
   }
   if (e.typing || e.ctrlKey || e.metaKey || e.altKey) return null;
   if (key === '/') return 'focus-ask';
+  if (key === '?') return 'help';
   if (key === ']') return 'next-citation';
   if (key === '[') return 'prev-citation';
   return null;
@@ -73,4 +75,5 @@ export const SHORTCUTS: { keys: (mac: boolean) => string; what: string }[] = [
   { keys: (m) => keyLabel(',', m), what: 'Models and settings' },
   { keys: (m) => keyLabel('i', m), what: 'Usage and stats' },
   { keys: (m) => keyLabel('\\', m), what: 'Show or hide the viewer' },
+  { keys: () => '?', what: 'Show these shortcuts' },
 ];

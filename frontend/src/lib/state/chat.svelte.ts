@@ -12,6 +12,8 @@ export class ChatState {
   sessionID = $state('');
 
   #buffer = new AskBuffer();
+  /** Called when the conversation shown changes to another session (or a new one). */
+  onSwitch: () => void = () => {};
 
   /** Subscribes to answer events; returns the cleanup. */
   connect(): () => void {
@@ -110,12 +112,15 @@ export class ChatState {
     if (this.busy) return;
     this.turns = [];
     this.sessionID = '';
+    this.onSwitch();
   };
 
   /** Shows a saved session; the next question continues it. */
   resume = (s: SessionDetail): void => {
     if (this.busy) return;
+    const other = s.id !== this.sessionID;
     this.turns = s.messages.map((m) => turnFromMessage(m, s.doc_ids));
     this.sessionID = s.id;
+    if (other) this.onSwitch();
   };
 }

@@ -11,18 +11,22 @@ import { ModelsState } from './models.svelte';
 import { SessionsState } from './sessions.svelte';
 import { StatsState } from './stats.svelte';
 import { StatusState } from './status.svelte';
+import { ThemeState } from './theme.svelte';
 import { ToastState } from './toasts.svelte';
 import { ViewerState } from './viewer.svelte';
 import { WatchState } from './watch.svelte';
 
 export class AppState {
   toasts = new ToastState();
+  theme = new ThemeState();
   status = new StatusState();
   viewer = new ViewerState();
   chat = new ChatState();
   models = new ModelsState(this.status, this.toasts);
   stats = new StatsState();
   sessions = new SessionsState(this.chat, this.toasts);
+  /** The keyboard shortcuts dialog is open. */
+  help = $state(false);
   /** The left pane's tab. */
   side = $state<'library' | 'sessions'>('library');
   pendingAdd = false;
@@ -32,6 +36,11 @@ export class AppState {
   });
   /** Watched folders; a sync refreshes the library. */
   watch = new WatchState(() => this.library.refresh());
+
+  constructor() {
+    // Another session's conversation does not keep this one's page open.
+    this.chat.onSwitch = this.viewer.close;
+  }
 
   /** The library folder in use (settings); null until read. */
   folder = $state<LibraryFolder | null>(null);
@@ -81,6 +90,9 @@ export class AppState {
         return this.stats.toggle();
       case 'toggle-viewer':
         return this.viewer.toggle();
+      case 'help':
+        this.help = !this.help;
+        return;
       case 'add-documents':
         if (this.side !== 'library') {
           this.side = 'library';
@@ -115,6 +127,7 @@ export class AppState {
       this.models.connect(),
       this.sessions.connect(),
       this.stats.connect(),
+      this.theme.connect(),
       api.on('library:switched', this.#switched),
       this.status.connect(() => {
         void this.library.refresh();

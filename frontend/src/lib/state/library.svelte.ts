@@ -7,6 +7,17 @@ import { applyDocumentEvent, mergeListing, pruneSelection, summarize, viewDocume
 import type { AddResult, Document } from '../types';
 import type { ToastState } from './toasts.svelte';
 
+/** The SHA-256 of a file's bytes in hex (a document's id), or '' where hashing is unavailable. */
+async function contentID(f: File): Promise<string> {
+  try {
+    if (!globalThis.crypto?.subtle) return '';
+    const sum = new Uint8Array(await crypto.subtle.digest('SHA-256', await f.arrayBuffer()));
+    return Array.from(sum, (b) => b.toString(16).padStart(2, '0')).join('');
+  } catch {
+    return '';
+  }
+}
+
 export class LibraryState {
   docs = $state<Document[]>([]);
   /** Documents that scope the next question; empty means all. */
@@ -107,7 +118,21 @@ export class LibraryState {
     if (!files.length) return;
     this.adding = true;
     try {
-      this.#added(await api.upload(files), files.length, true);
+      // A document's id is the SHA-256 of its bytes: a file already in the library is
+      // said so at once, not uploaded to be skipped silently.
+      const known: string[] = [];
+      const fresh: File[] = [];
+      for (const f of files) {
+        const id = await contentID(f);
+        const d = id ? this.byId(id) : undefined;
+        if (d && d.status !== 'failed') known.push(d.title || f.name);
+        else fresh.push(f);
+      }
+      if (known.length) {
+        this.toasts.show(known.length === 1 ? `Already in your library: ${known[0]}` : `${known.length} files are already in your library.`);
+      }
+      if (!fresh.length) return;
+      this.#added(await api.upload(fresh), fresh.length, true);
       void this.refresh();
     } catch (e) {
       this.toasts.error(e, 'Could not add');

@@ -19,7 +19,8 @@ export type ViewTarget = {
 
 export class ViewerState {
   target = $state<ViewTarget | null>(null);
-  open = $state(true);
+  /** Collapsed to a rail until a source is opened (an empty viewer only takes room). */
+  open = $state(false);
   #seq = 0;
 
   show = (t: Omit<ViewTarget, 'seq'>): void => {
@@ -43,6 +44,12 @@ export class ViewerState {
 
   toggle = (): void => {
     this.open = !this.open;
+  };
+
+  /** Nothing shown, collapsed (a new or another session: its pages are not this one's). */
+  close = (): void => {
+    this.target = null;
+    this.open = false;
   };
 
   /** Called when a document leaves the library. */
