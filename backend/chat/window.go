@@ -124,13 +124,13 @@ func MatchWindow(text string, terms map[string]bool, n int, lines bool) (start, 
 		return 0, len(text)
 	}
 	ws := words(text, terms)
-	best, bestDistinct, bestHits := -1, 0, 0
+	best, bestDistinct, bestHits, bestLast := -1, 0, 0, 0
 	for i, w := range ws {
 		if w.term == "" {
 			continue
 		}
 		distinct := map[string]bool{}
-		hits := 0
+		hits, last := 0, 0
 		for _, v := range ws[i:] {
 			if v.end > w.start+n {
 				break
@@ -138,20 +138,25 @@ func MatchWindow(text string, terms map[string]bool, n int, lines bool) (start, 
 			if v.term != "" {
 				distinct[v.term] = true
 				hits++
+				last = v.end
 			}
 		}
 		if len(distinct) > bestDistinct || (len(distinct) == bestDistinct && hits > bestHits) {
-			best, bestDistinct, bestHits = i, len(distinct), hits
+			best, bestDistinct, bestHits, bestLast = i, len(distinct), hits, last
 		}
 	}
 	if best < 0 {
 		return 0, wordEnd(text, n)
 	}
 	anchor := ws[best].start
-	// Context before the first match: back to its sentence (or line) start when that is
-	// within a third of the window, else a sixth of the window back.
+	// Context before the first match: the passage's own start when the match is that
+	// near it (a small head is not cut off, and the quote starts where the passage does,
+	// on its cited page); else back to its sentence (or line) start when that is within a
+	// third of the window; else a sixth of the window back.
 	start = anchor - n/6
-	if s := boundaryBefore(text, anchor, lines); anchor-s <= n/3 {
+	if s := boundaryBefore(text, anchor, lines); anchor <= n/3 && bestLast <= n {
+		start = 0
+	} else if anchor-s <= n/3 {
 		start = s
 	}
 	if start < 0 {

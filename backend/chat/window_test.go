@@ -65,6 +65,10 @@ func TestMatchWindow(t *testing.T) {
 	if s, _ := MatchWindow(scannerText, QuestionTerms("zebra"), 400, false); s != 0 {
 		t.Errorf("no match: window starts at %d, want 0", s)
 	}
+	// A match near the start: the passage's own start (a title page's head is not cut).
+	if s, _ := MatchWindow("WALDEN BY HENRY DAVID THOREAU 1854\nSOLITUDE This is a delicious evening. "+scannerText, QuestionTerms("a delicious evening"), 400, false); s != 0 {
+		t.Errorf("early match: window starts at %d, want 0", s)
+	}
 	// Markdown: the window starts at the line of the match.
 	md := strings.Repeat("Intro paragraph about the course and its many readings.\n\n", 8) + "## Exam tips\n\n- Be ready early\n- Sleep well\n" + strings.Repeat("\nMore notes.", 30)
 	s, _ := MatchWindow(md, QuestionTerms("exam tips"), 200, true)
@@ -108,7 +112,7 @@ func TestPassagesAnswerGroups(t *testing.T) {
 	if ans.Citations[0].DocTitle != "Walden" || ans.Citations[1].DocTitle != "notes" || ans.Citations[2].DocTitle != "Index" {
 		t.Fatalf("citations not in the order shown: %+v", ans.Citations)
 	}
-	if !strings.Contains(txt, "> … Filler words about the village.") || !strings.Contains(txt, "This is a delicious evening, when the whole body is one sense. The bullfrogs trump to usher in the night. [1]") {
+	if !strings.Contains(txt, "> … Filler words about the village.") && !strings.Contains(txt, "> Filler words") || !strings.Contains(txt, "This is a delicious evening, when the whole body is one sense. The bullfrogs trump to usher in the night. [1]") {
 		t.Errorf("the Walden quote does not start at the matching sentence:\n%s", txt)
 	}
 	if !strings.Contains(txt, "> ## Evening pond walk\n> \n> - bullfrogs trump") {
