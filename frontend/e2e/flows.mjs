@@ -414,7 +414,8 @@ export async function securityFlow({ page, url, files }) {
   assert((await bad('[data-testid=document-title]')) === 0, 'document titles are text');
   assert(!docTitles.includes('pwn(') || docTitles.includes('<script>'), 'a hostile title shows as text');
 
-  const answer = await ask(page, 'Zanzibar payload guide: read the script, onerror and link');
+  // Words of the note's first payload paragraph, whose quote window holds the links.
+  const answer = await ask(page, 'Zanzibar payload one: see the guide, its script, onerror and link');
   const state = await waitAnswerFinished(page, answer);
   assert(state === 'done', `answer finished (${state})`);
   const body = answer.locator('[data-testid=answer-body]');

@@ -25,7 +25,7 @@ export async function rereadFlow({ page, url }) {
 
   const marker = scan.locator('[data-testid=document-ocr]');
   await marker.waitFor({ timeout: 10_000 });
-  assert((await marker.textContent()).trim() === 'OCR', 'the scanned document is marked OCR in the library');
+  assert((await marker.textContent()).trim() === 'Scanned', 'the scanned document is marked Scanned in the library (every page read by OCR)');
   assert(/every page/.test((await marker.getAttribute('title')) ?? ''), `its marker says every page was read by OCR (${await marker.getAttribute('title')})`);
 
   // A text document is not marked.
