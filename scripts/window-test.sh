@@ -139,7 +139,7 @@ shoot library "walden"
 focus
 xdotool key ctrl+k
 sleep 0.3
-xdotool type --delay 10 "What happens on a delicious evening by the pond?"
+xdotool type --delay 40 "What happens on a delicious evening by the pond?"
 xdotool key Return
 sleep 3
 focus
