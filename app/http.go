@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"mime"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -122,38 +123,59 @@ func (h *hub) serve(w http.ResponseWriter, r *http.Request) {
 type Server struct {
 	App     *App
 	handler http.Handler
+	token   string
 }
 
+// ServerOptions says where a Server listens and with which key.
+type ServerOptions struct {
+	// Addr is the address the server listens on (host:port). Requests must name it, or a
+	// loopback name with its port, in their Host header; "" accepts loopback names with
+	// any port.
+	Addr string
+	// Token is the run's key (see guard.go); "" makes a new one.
+	Token string
+	// MaxUploadBytes bounds one upload request; 0 is DefaultMaxUploadBytes.
+	MaxUploadBytes int64
+}
+
+const (
+	// MaxCallBytes bounds a call's JSON arguments.
+	MaxCallBytes = 1 << 20
+	// DefaultMaxUploadBytes bounds one upload request (the files dropped at once).
+	DefaultMaxUploadBytes = 1 << 30
+)
+
 // NewServer makes an App for eng whose events go to browsers, serving the frontend from
-// assets. Close it with Stop.
-func NewServer(ctx context.Context, eng *engine.Engine, assets fs.FS) *Server {
+// assets to the holder of the server's key only (guard.go). Close it with Stop.
+func NewServer(ctx context.Context, eng *engine.Engine, assets fs.FS, opt ServerOptions) *Server {
 	h := newHub()
 	a := New(eng, h)
 	a.start(ctx)
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/call/{method}", a.serveCall)
 	mux.HandleFunc("GET /api/events", h.serve)
-	mux.HandleFunc("POST /api/upload", a.serveUpload)
+	if opt.MaxUploadBytes <= 0 {
+		opt.MaxUploadBytes = DefaultMaxUploadBytes
+	}
+	mux.HandleFunc("POST /api/upload", func(w http.ResponseWriter, r *http.Request) { a.serveUpload(w, r, opt.MaxUploadBytes) })
 	mux.Handle("GET /files/", a.FilesHandler())
 	mux.Handle("GET /", http.FileServerFS(assets))
-	return &Server{App: a, handler: securityHeaders(mux)}
+	if opt.Token == "" {
+		opt.Token = NewToken()
+	}
+	g := &guard{token: opt.Token, addr: opt.Addr, csp: pageCSP(assets)}
+	return &Server{App: a, handler: g.wrap(mux), token: opt.Token}
 }
 
 // ServeHTTP serves the bridge.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
+// Token is the server's key: the ?token= of the link to open, or a script's
+// "Authorization: Bearer" header.
+func (s *Server) Token() string { return s.token }
+
 // Stop ends running work.
 func (s *Server) Stop() { s.App.stop() }
-
-// securityHeaders sets the same Content-Security-Policy the webview gets from index.html,
-// so the browser bridge is no weaker than the desktop app.
-func securityHeaders(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("Referrer-Policy", "no-referrer")
-		next.ServeHTTP(w, r)
-	})
-}
 
 var errorType = reflect.TypeFor[error]()
 
@@ -167,8 +189,18 @@ func (a *App) serveCall(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no method " + name})
 		return
 	}
+	// A page of another site may send text/plain or a form without asking first (no CORS
+	// preflight); a JSON body it cannot send without asking.
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		writeJSON(w, http.StatusUnsupportedMediaType, map[string]string{"error": "calls must be sent as application/json"})
+		return
+	}
 	var raw []json.RawMessage
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&raw); err != nil && !errors.Is(err, io.EOF) {
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxCallBytes)).Decode(&raw); err != nil && !errors.Is(err, io.EOF) {
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": fmt.Sprintf("call too large: arguments of at most %d bytes", MaxCallBytes)})
+			return
+		}
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "arguments must be a JSON array: " + err.Error()})
 		return
 	}
@@ -202,7 +234,13 @@ func (a *App) serveCall(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveUpload saves uploaded files into the library's inbox and queues them.
-func (a *App) serveUpload(w http.ResponseWriter, r *http.Request) {
+func (a *App) serveUpload(w http.ResponseWriter, r *http.Request, limit int64) {
+	tooLarge := fmt.Sprintf("upload too large: at most %s at once (add larger files by path, or watch their folder)", humanBytes(limit))
+	if r.ContentLength > limit {
+		writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": tooLarge})
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	mr, err := r.MultipartReader()
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "expected a multipart upload: " + err.Error()})
@@ -220,6 +258,10 @@ func (a *App) serveUpload(w http.ResponseWriter, r *http.Request) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": tooLarge})
+			return
+		}
 		if err != nil {
 			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "upload: " + err.Error()})
 			return
@@ -230,6 +272,10 @@ func (a *App) serveUpload(w http.ResponseWriter, r *http.Request) {
 		}
 		path := filepath.Join(dir, name)
 		if err := saveFile(path, p); err != nil {
+			if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+				writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": tooLarge})
+				return
+			}
 			writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "save upload: " + err.Error()})
 			return
 		}
@@ -241,6 +287,16 @@ func (a *App) serveUpload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, q)
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 func saveFile(path string, r io.Reader) error {

@@ -34,7 +34,7 @@ func TestCacheAndMemoryBridge(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s := NewServer(ctx, eng, fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}})
+	s := NewServer(ctx, eng, fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}}, ServerOptions{Token: testToken})
 	defer s.Stop()
 	ts := httptest.NewServer(s)
 	defer ts.Close()

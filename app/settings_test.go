@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"mime/multipart"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -162,7 +161,7 @@ func TestSetLibraryFolder(t *testing.T) {
 	defer eng.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv := NewServer(ctx, eng, fstest.MapFS{})
+	srv := NewServer(ctx, eng, fstest.MapFS{}, ServerOptions{Token: testToken})
 	defer srv.Stop()
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
@@ -176,7 +175,7 @@ func TestSetLibraryFolder(t *testing.T) {
 	text := "The quokka keeps its notes in the library folder, wherever that folder goes.\n"
 	fw.Write([]byte(text))
 	mw.Close()
-	if r, err := http.Post(ts.URL+"/api/upload", mw.FormDataContentType(), &body); err != nil || r.StatusCode != 200 {
+	if r, err := send("POST", ts.URL+"/api/upload", mw.FormDataContentType(), &body); err != nil || r.StatusCode != 200 {
 		t.Fatalf("upload: %v %v", r, err)
 	}
 	waitReady(t, evs)
@@ -240,7 +239,7 @@ func TestSetLibraryFolder(t *testing.T) {
 	if call(t, ts.URL, "ListDocuments", &docs); len(docs) != 1 || !strings.HasPrefix(docs[0].Path, moved) {
 		t.Fatalf("after the move: %+v", docs)
 	}
-	r, err := http.Get(ts.URL + "/files/" + docs[0].ID)
+	r, err := send("GET", ts.URL+"/files/"+docs[0].ID, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@
 //	carrel [--library DIR] ask [--json] [--session ID] QUESTION
 //	carrel [--library DIR] sessions list|show|export|rename|delete
 //	carrel [--library DIR] status
-//	carrel [--library DIR] serve [--addr HOST:PORT]
+//	carrel [--library DIR] serve [--addr HOST:PORT] [--open]
 package cli
 
 import (
@@ -22,6 +22,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/carrel-app/carrel/app"
 	"github.com/carrel-app/carrel/backend/chat"
@@ -55,7 +56,7 @@ Usage:
   carrel [flags] stats [--json]       questions, latency, tokens and cost, per day and in total
   carrel [flags] memory list|add|edit|rm|on|off   what Carrel remembers about you
   carrel [flags] cache status|clear|on|off|calibrate   the answer cache
-  carrel [flags] serve [--addr 127.0.0.1:8080]   the app in a browser
+  carrel [flags] serve [--addr 127.0.0.1:8080] [--open]   the app in a browser (open the link it prints)
 
 Flags:
 `
@@ -130,6 +131,9 @@ func Run(args []string, env Env) (engine.Config, int, error) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	finished := make(chan struct{})
+	defer close(finished) // after eng.Close: closing is part of stopping
+	go stopPromptly(ctx, stop, finished, env.Stderr)
 	eng, err := engine.Open(cfg)
 	if err != nil {
 		return cfg, 1, err
@@ -140,9 +144,34 @@ func Run(args []string, env Env) (engine.Config, int, error) {
 		if errors.As(err, &ue) {
 			return cfg, 2, err
 		}
+		if ctx.Err() != nil {
+			return cfg, 130, errors.New("interrupted")
+		}
 		return cfg, 1, err
 	}
 	return cfg, 0, nil
+}
+
+// stopGrace is how long a command may take to wind down after SIGINT or SIGTERM.
+const stopGrace = 3 * time.Second
+
+// stopPromptly makes a signal end the process soon whatever the command is doing: the
+// command's context is cancelled at the first signal, a second signal kills at once, and
+// a command still busy after stopGrace is ended (the library is built to survive a kill
+// at any moment: SQLite transactions, index files replaced by rename).
+func stopPromptly(ctx context.Context, stop context.CancelFunc, finished <-chan struct{}, stderr io.Writer) {
+	select {
+	case <-finished:
+		return
+	case <-ctx.Done():
+	}
+	stop() // back to the default: the next signal ends the process
+	select {
+	case <-finished:
+	case <-time.After(stopGrace):
+		fmt.Fprintf(stderr, "carrel: still busy %s after the signal; stopping now\n", stopGrace)
+		os.Exit(130)
+	}
 }
 
 type usageError struct{ error }
@@ -322,6 +351,7 @@ func serveCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 	fsg := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fsg.SetOutput(env.Stderr)
 	addr := fsg.String("addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
+	open := fsg.Bool("open", false, "open the app in the default browser")
 	if err := fsg.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -332,10 +362,27 @@ func serveCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	srv := app.NewServer(ctx, eng, env.Assets)
+	bound := ln.Addr().String()
+	srv := app.NewServer(ctx, eng, env.Assets, app.ServerOptions{Addr: bound})
 	defer srv.Stop()
-	hs := &http.Server{Handler: srv}
-	json.NewEncoder(env.Stdout).Encode(map[string]string{"url": "http://" + ln.Addr().String()})
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	// The link holds this run's key: whoever has it can use the library, so it goes to
+	// this terminal only (and to the browser through a private file with --open).
+	link := "http://" + bound + "/?token=" + srv.Token()
+	json.NewEncoder(env.Stdout).Encode(map[string]string{"url": link})
+	fmt.Fprintf(env.Stderr, "Carrel is at %s\n(the link holds this run's key; without it the app is locked)\n", link)
+	if host, _, _ := net.SplitHostPort(bound); !isLoopback(host) {
+		fmt.Fprintf(env.Stderr, "warning: %s is not a loopback address; the app still answers only to localhost names\n", bound)
+	}
+	if *open {
+		page, err := openBrowser(link)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "could not open a browser (%v): open the link above\n", err)
+		} else {
+			// The browser may read it late; it names a key that dies with this run.
+			defer os.Remove(page)
+		}
+	}
 	go func() {
 		<-ctx.Done()
 		hs.Close()
@@ -344,6 +391,11 @@ func serveCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 		return err
 	}
 	return nil
+}
+
+func isLoopback(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "localhost" || (ip != nil && ip.IsLoopback())
 }
 
 func splitList(s string) []string {

@@ -115,9 +115,27 @@ shoot() {
 # No window manager under Xvfb: a click on the chat area gives the window the focus.
 focus() { xdotool mousemove $((W / 2)) $((H / 3)) click 1; sleep 0.3; }
 
+# The desktop app serves documents (/files/) through Wails' asset server, inside the
+# webview: no TCP port may be listening for it, or any local page could reach them.
+# Every process of the app's tree (WebKit runs its own) is checked.
+no_listener() {
+  local pids=$app_pid p inodes="" found=""
+  for _ in 1 2 3; do for p in $pids; do pids="$pids $(pgrep -P "$p" | tr '\n' ' ')"; done; done
+  for p in $(tr ' ' '\n' <<<"$pids" | sort -u); do
+    inodes="$inodes $(ls -l /proc/"$p"/fd 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\]/\1/p' | tr '\n' ' ')"
+  done
+  # /proc/net/tcp{,6}: state 0A is LISTEN, the 10th column the socket's inode.
+  for i in $inodes; do
+    found="$found$(awk -v i="$i" '$4 == "0A" && $10 == i {print $2}' /proc/net/tcp /proc/net/tcp6)"
+  done
+  [ -z "$found" ] || { echo "FAIL: the desktop app listens on TCP ($found)" >&2; exit 1; }
+  echo "window test: no TCP listener in the app's $(wc -w <<<"$(tr ' ' '\n' <<<"$pids" | sort -u)") processes"
+}
+
 # 1. An empty library: the panes, then the settings and the empty stats view.
 launch
 shoot empty "library" "ask|question"
+no_listener
 focus
 xdotool key ctrl+comma
 shoot settings "models and settings" "who answers" "library folder"

@@ -149,7 +149,25 @@ export async function startCarrel({ ollamaHost, chatModel, embedModel, env = {} 
     timeoutMs: 60_000,
   });
   if (!p.info.url) throw new Error(`carrel serve printed no url: ${JSON.stringify(p.info)}`);
-  return { ...p, url: p.info.url, library, config };
+  // The printed link holds the run's key (?token=…); `url` is the app without it, which
+  // works once a browser has opened the link (login).
+  const link = new URL(p.info.url);
+  if (!link.searchParams.get('token')) throw new Error(`carrel serve printed a link without its key: ${p.info.url}`);
+  return { ...p, link: p.info.url, url: `${link.origin}/`, token: link.searchParams.get('token'), library, config };
+}
+
+/**
+ * Opens serve's printed link in page, as a user would: the key is exchanged for a cookie
+ * and the page moves on to the app's clean URL.
+ */
+export async function login(page, carrel) {
+  await page.goto(carrel.link);
+  await page.waitForURL((u) => u.href === carrel.url, { timeout: 15_000 });
+  const cookies = await page.context().cookies(carrel.url);
+  assert(
+    cookies.some((c) => c.httpOnly && c.sameSite === 'Strict' && c.value === carrel.token),
+    `the link set an HttpOnly SameSite=Strict cookie: ${JSON.stringify(cookies.map(({ name, httpOnly, sameSite }) => ({ name, httpOnly, sameSite })))}`,
+  );
 }
 
 /**

@@ -2,20 +2,21 @@
 //
 //   CARREL_BIN   the carrel binary (default ../build/bin/carrel, relative to frontend/)
 //   CHROMIUM     the browser (default /usr/bin/chromium)
-//   E2E_ONLY     run only the named flow (first-hour | full | no-model | pull | security | feel | sessions | ocr | reread | …)
+//   E2E_ONLY     run only the named flow (first-hour | full | no-model | pull | security | other-origin | feel | sessions | ocr | reread | …)
 //
 // Screenshots go to frontend/test-results/. Ends with "N passed, N failed".
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assert, carrelBin, cleanup, closedPort, frontendDir, repoDir, tempDir, openBrowser, pdfcpuTestdata, resultsDir, screenshot, startCarrel, startEmptyOllama, startJSONProcess, startOllama } from './harness.mjs';
+import { assert, carrelBin, cleanup, closedPort, frontendDir, login, repoDir, tempDir, openBrowser, pdfcpuTestdata, resultsDir, screenshot, startCarrel, startEmptyOllama, startJSONProcess, startOllama } from './harness.mjs';
 import { citeStepFlow, scopeFlow, statsCacheFlow, feelFlow, fullFlow, noModelFlow, pullFlow, securityFlow, sessionsFlow, settingsFlow, startOllamaFlow, statsFlow } from './flows.mjs';
 import { badInputFlow } from './bad-input.mjs';
 import { ocrFlow } from './ocr.mjs';
 import { rereadFlow } from './reread.mjs';
 import { cacheFlow } from './cache.mjs';
 import { firstHourFlow } from './first-hour.mjs';
+import { otherOriginFlow } from './origin.mjs';
 
 const QUESTION = 'What happens on a delicious evening by the pond, when the bullfrogs trump?';
 
@@ -104,6 +105,24 @@ const tests = [
       const files = ['hostile.md', 'hostile.txt'].map((f) => join(frontendDir, 'e2e', 'fixtures', f));
       try {
         return await ctx.inBrowser((page) => securityFlow({ page, url: carrel.url, files }), carrel);
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'other-origin',
+    title: 'pages of other local origins (another port, another loopback name) cannot call the bridge or read /files/; the app still works',
+    async run(ctx) {
+      const port = await closedPort();
+      const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
+      const secret = join(tempDir('carrel-e2e-secret-'), 'exam-notes.txt');
+      writeFileSync(secret, 'Private exam notes: the password is swordfish.\n');
+      try {
+        return await ctx.inBrowser(
+          (page, browser) => otherOriginFlow({ page, ctx: browser.ctx, carrel, file: join(frontendDir, 'e2e', 'fixtures', 'physics.md'), secret }),
+          carrel,
+        );
       } finally {
         await carrel.stop();
       }
@@ -315,7 +334,8 @@ async function main() {
     async inBrowser(fn, carrel) {
       const b = await openBrowser();
       try {
-        const result = await fn(b.page);
+        if (carrel?.link) await login(b.page, carrel);
+        const result = await fn(b.page, b);
         assert(b.problems.length === 0, `no page errors or CSP violations:\n  ${b.problems.join('\n  ')}`);
         return result;
       } catch (e) {
