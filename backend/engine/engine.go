@@ -26,7 +26,8 @@ type Engine struct {
 	lex    *index.Lexical
 	vec    *index.Vectors
 	ollama *llm.Ollama
-	cache  *answerCache // the answer cache's vector index (cache.go)
+	cache  *answerCache  // the answer cache's vector index (cache.go)
+	lock   *library.Lock // this process's hold on the library folder
 
 	// ingestMu serialises index writes of different documents.
 	ingestMu sync.Mutex
@@ -56,6 +57,18 @@ type Engine struct {
 // work a crash interrupted.
 func Open(cfg Config) (*Engine, error) {
 	cfg = cfg.withDefaults()
+	// Taken first and without waiting: a second process learns at once who holds the
+	// library (the indexes would make it wait forever; see library.LockDir).
+	lock, err := library.LockDir(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	opened := false
+	defer func() {
+		if !opened {
+			lock.Unlock()
+		}
+	}()
 	lib, err := library.Open(cfg.Dir)
 	if err != nil {
 		return nil, err
@@ -80,6 +93,7 @@ func Open(cfg Config) (*Engine, error) {
 		e.Close()
 		return nil, fmt.Errorf("check indexes against the library: %w", err)
 	}
+	e.lock, opened = lock, true
 	return e, nil
 }
 
@@ -87,7 +101,9 @@ func Open(cfg Config) (*Engine, error) {
 func (e *Engine) Close() error {
 	e.ingestMu.Lock()
 	defer e.ingestMu.Unlock()
-	return errors.Join(e.vec.Close(), e.lex.Close(), e.cache.close(), e.lib.Close())
+	err := errors.Join(e.vec.Close(), e.lex.Close(), e.cache.close(), e.lib.Close())
+	// Last, once nothing of the library is open any more.
+	return errors.Join(err, e.lock.Unlock())
 }
 
 // Library gives read access to the library.

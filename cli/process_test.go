@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/carrel-app/carrel/internal/testcorpus"
+)
+
+// The test binary doubles as carrel: with CARREL_TEST_MAIN set it runs the command line
+// as main does, so these tests drive real processes (signals, locks, exit codes).
+func TestMain(m *testing.M) {
+	if os.Getenv("CARREL_TEST_MAIN") == "1" {
+		assets := fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>Carrel</title>")}}
+		_, code, err := Run(os.Args[1:], Env{Stdout: os.Stdout, Stderr: os.Stderr, Assets: assets})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "carrel:", err)
+		}
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+// proc is a carrel process started by a test.
+type proc struct {
+	cmd    *exec.Cmd
+	stdout *syncBuffer
+	stderr *syncBuffer
+	done   chan struct{}
+	err    error
+}
+
+func startCarrel(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), "CARREL_TEST_MAIN=1", "XDG_CONFIG_HOME="+t.TempDir()), env...)
+	p := &proc{cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+// syncBuffer is a bytes.Buffer safe to read while the process writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// wait returns the exit code, failing the test when the process takes longer than d.
+func (p *proc) wait(t *testing.T, d time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(d):
+		p.cmd.Process.Kill()
+		<-p.done
+		t.Fatalf("%s still running after %s\nstderr:\n%s", strings.Join(p.cmd.Args[1:], " "), d, p.stderr)
+	}
+	var ee *exec.ExitError
+	if errors.As(p.err, &ee) {
+		return ee.ExitCode()
+	}
+	return 0
+}
+
+// serveLibrary starts `carrel serve` on lib and waits for its link.
+func serveLibrary(t *testing.T, lib string) *proc {
+	t.Helper()
+	p := startCarrel(t, nil, "--library", lib, "--ollama-host", "127.0.0.1:9", "serve", "--addr", "127.0.0.1:0")
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(p.stdout.String(), "\n") {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start\nstderr:\n%s", p.stderr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var info struct{ URL string }
+	if s := p.stdout.String(); json.Unmarshal([]byte(s), &info) != nil || !strings.Contains(info.URL, "?token=") {
+		t.Fatalf("serve printed %q\nstderr:\n%s", s, p.stderr)
+	}
+	return p
+}
+
+// verifies two processes on one library: with serve holding it, search and ingest say
+// at once which process has it (pid and command) instead of hanging; serve stops
+// promptly on SIGTERM; then, and after a SIGKILL leaves the lock file behind, the
+// library opens again.
+func TestSecondProcessOnALibrary(t *testing.T) {
+	lib := t.TempDir()
+	note := filepath.Join(t.TempDir(), "note.txt")
+	os.WriteFile(note, []byte("The quokka lives on Rottnest Island."), 0o644)
+	srv := serveLibrary(t, lib)
+
+	for _, args := range [][]string{
+		{"search", "--mode", "lexical", "quokka"},
+		{"ingest", note},
+		{"status"},
+	} {
+		start := time.Now()
+		p := startCarrel(t, nil, append([]string{"--library", lib, "--ollama-host", "127.0.0.1:9"}, args...)...)
+		code := p.wait(t, 5*time.Second)
+		msg := p.stderr.String()
+		if code != 1 || !strings.Contains(msg, "in use by") || !strings.Contains(msg, fmt.Sprintf("pid %d", srv.cmd.Process.Pid)) || !strings.Contains(msg, "serve --addr") {
+			t.Fatalf("%s beside serve: exit %d after %s\nstderr:\n%s", args[0], code, time.Since(start), msg)
+		}
+		t.Logf("%s beside serve: %s in %s", args[0], strings.TrimSpace(msg), time.Since(start).Round(time.Millisecond))
+	}
+
+	start := time.Now()
+	srv.cmd.Process.Signal(syscall.SIGTERM)
+	if code := srv.wait(t, stopGrace+2*time.Second); code != 0 {
+		t.Fatalf("serve after SIGTERM: exit %d\nstderr:\n%s", code, srv.stderr)
+	}
+	t.Logf("serve stopped %s after SIGTERM", time.Since(start).Round(time.Millisecond))
+	p := startCarrel(t, nil, "--library", lib, "--ollama-host", "127.0.0.1:9", "ingest", note)
+	if code := p.wait(t, 60*time.Second); code != 0 {
+		t.Fatalf("ingest after serve stopped: exit %d\n%s", code, p.stderr)
+	}
+
+	// A kill -9 leaves the lock file with a dead pid in it: ignored.
+	srv = serveLibrary(t, lib)
+	srv.cmd.Process.Kill()
+	srv.wait(t, 3*time.Second)
+	if b, _ := os.ReadFile(filepath.Join(lib, "carrel.lock")); !strings.Contains(string(b), fmt.Sprint(srv.cmd.Process.Pid)) {
+		t.Fatalf("lock file after kill -9: %q", b)
+	}
+	p = startCarrel(t, nil, "--library", lib, "--ollama-host", "127.0.0.1:9", "search", "--json", "--mode", "lexical", "quokka")
+	if code := p.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("search after serve was killed: exit %d\n%s", code, p.stderr)
+	}
+	if out := p.stdout.String(); !strings.Contains(out, "Rottnest") {
+		t.Fatalf("search found %s", out)
+	}
+}
+
+// verifies commands stop promptly on SIGTERM and SIGINT in the middle of long work (an
+// ingest of the pdfcpu corpus, 55 PDFs and ~1,500 pages): they wind down by themselves
+// and exit 130, well before the grace period would end them.
+func TestCommandsStopOnSignal(t *testing.T) {
+	corpus := testcorpus.Dir(t)
+	for _, c := range []struct {
+		sig  syscall.Signal
+		args []string
+	}{
+		{syscall.SIGTERM, []string{"--ollama-host", "127.0.0.1:9", "ingest", corpus}},
+		{syscall.SIGINT, []string{"--ollama-host", "127.0.0.1:9", "ingest", corpus}},
+	} {
+		lib := t.TempDir()
+		p := startCarrel(t, nil, append([]string{"--library", lib}, c.args...)...)
+		time.Sleep(3 * time.Second) // opened, and busy
+		select {
+		case <-p.done:
+			t.Fatalf("%s ended before the signal\nstderr:\n%s", c.args[2], p.stderr)
+		default:
+		}
+		start := time.Now()
+		p.cmd.Process.Signal(c.sig)
+		code := p.wait(t, stopGrace+2*time.Second)
+		took := time.Since(start)
+		t.Logf("%s: exit %d %s after %v", c.args[2], code, took.Round(time.Millisecond), c.sig)
+		if code != 130 {
+			t.Fatalf("%s after %v: exit %d, want 130 (interrupted)\nstderr:\n%s", c.args[2], c.sig, code, p.stderr)
+		}
+		if strings.Contains(p.stderr.String(), "stopping now") {
+			t.Errorf("%s did not wind down by itself within %s; the process was ended", c.args[2], stopGrace)
+		}
+	}
+}
