@@ -408,8 +408,12 @@ func cachedAnswer(h *cacheHit) *chat.Answer {
 	c := h.entry
 	ans := &chat.Answer{Text: c.Answer, Mode: c.Mode, Note: c.Note, Model: c.Model, Provider: c.Provider,
 		Citations: []chat.Passage{}, Claims: []chat.Claim{}}
-	json.Unmarshal([]byte(c.Citations), &ans.Citations)
-	json.Unmarshal([]byte(c.Claims), &ans.Claims)
+	if err := errors.Join(json.Unmarshal([]byte(c.Citations), &ans.Citations), json.Unmarshal([]byte(c.Claims), &ans.Claims)); err != nil {
+		// The answer stands, but the user must not take it for a sourced one.
+		slog.Warn("answer cache: the saved sources of an answer are unreadable", "question", c.Question, "err", err)
+		ans.Citations, ans.Claims = []chat.Passage{}, []chat.Claim{}
+		ans.Note = strings.TrimSpace(ans.Note + "\n\nThe saved sources of this answer could not be read: ask again fresh to get them.")
+	}
 	from := h.from
 	ans.Cached = &from
 	return ans

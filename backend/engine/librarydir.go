@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 )
@@ -30,12 +31,17 @@ func RememberedDir() string {
 	}
 	b, err := os.ReadFile(p)
 	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			slog.Warn("the library folder chosen in the app cannot be read; opening the default one", "file", p, "err", err)
+		}
 		return ""
 	}
 	var r struct {
 		Dir string `json:"dir"`
 	}
-	if json.Unmarshal(b, &r) != nil || !filepath.IsAbs(r.Dir) {
+	if err := json.Unmarshal(b, &r); err != nil || !filepath.IsAbs(r.Dir) {
+		// Said out loud: the user would otherwise find an empty library and think theirs lost.
+		slog.Warn("the library folder chosen in the app is recorded unreadably; opening the default one", "file", p, "err", err, "dir", r.Dir)
 		return ""
 	}
 	return r.Dir

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -139,8 +140,15 @@ func (e *Engine) RereadMissingWords(ctx context.Context, progress ProgressFunc) 
 
 func (e *Engine) rereadDone() []string {
 	var ids []string
-	if b, err := os.ReadFile(filepath.Join(e.cfg.Dir, rereadFile)); err == nil {
-		json.Unmarshal(b, &ids)
+	p := filepath.Join(e.cfg.Dir, rereadFile)
+	b, err := os.ReadFile(p)
+	if err == nil {
+		err = json.Unmarshal(b, &ids)
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		// Then every document counts as not yet re-read: more work, nothing lost.
+		slog.Warn("re-read: the record of re-read documents is unreadable; starting over", "file", p, "err", err)
+		return nil
 	}
 	return ids
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -144,7 +145,9 @@ func (e *Engine) threshold(ctx context.Context) (Threshold, error) {
 	path := filepath.Join(e.cfg.Dir, "vectors", thresholdFile)
 	if b, err := os.ReadFile(path); err == nil {
 		var t Threshold
-		if json.Unmarshal(b, &t) == nil && t.fits(model, n) && len(t.ProbeScores) > 0 {
+		if err := json.Unmarshal(b, &t); err != nil {
+			slog.Warn("relevance threshold: the saved one is unreadable; measuring it again", "file", path, "err", err)
+		} else if t.fits(model, n) && len(t.ProbeScores) > 0 {
 			e.thresh = t
 			return t, nil
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -214,6 +215,27 @@ var (
 	errEngine = errors.New("the PDF engine could not start")
 )
 
+// panicError turns a panic recovered in where into the error the document fails with,
+// and logs the panic's stack: the reason the user sees names it, the log says where.
 func panicError(where string, v any) error {
+	slog.Error("ingest: recovered a panic", "in", where, "panic", v, "stack", stack())
 	return fmt.Errorf("%w in %s: %v", errPanic, where, v)
+}
+
+// recovered logs a panic recovered from a best-effort step (a title, an outline, a
+// probe), which the document is read without, and returns a warning for the document.
+// Such a panic is a bug in a parser or in ours; it must be seen, not swallowed.
+func recovered(step string, v any) string {
+	slog.Warn("ingest: a step panicked; the document is read without it", "step", step, "panic", v, "stack", stack())
+	return fmt.Sprintf("The %s could not be read (internal error: %v); the document was read without it.", step, v)
+}
+
+// stack is the current goroutine's stack, trimmed; called in a deferred recover it
+// shows where the panic happened.
+func stack() string {
+	s := string(debug.Stack())
+	if len(s) > 4000 {
+		s = s[:4000] + "…"
+	}
+	return s
 }

@@ -319,7 +319,11 @@ func annotationText(in pdfium.Pdfium, page references.FPDF_PAGE) (string, error)
 // pdfiumMeta reads title, author and outline with PDFium, for documents
 // pdfcpu could not read.
 func pdfiumMeta(in pdfium.Pdfium, doc references.FPDF_DOCUMENT) (title, author string, outline []Heading) {
-	defer func() { _ = recover() }()
+	defer func() {
+		if v := recover(); v != nil {
+			recovered("title and outline (PDFium)", v)
+		}
+	}()
 	if r, err := in.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: doc, Tag: "Title"}); err == nil {
 		title = r.Value
 	}

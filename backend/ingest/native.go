@@ -24,7 +24,9 @@ type nativeResult struct {
 func nativeText(ctx context.Context, mctx *model.Context, progress Progress) (res *nativeResult) {
 	defer func() {
 		if v := recover(); v != nil {
-			slog.Debug("ingest: text extractor failed; PDFium reads the document", "err", v)
+			// A panic in our own extractor is our bug: logged with its stack, though
+			// the document is still read (by PDFium).
+			slog.Warn("ingest: the text extractor panicked; PDFium reads the document", "panic", v, "stack", stack())
 			res = nil
 		}
 	}()

@@ -60,23 +60,23 @@ func readStructure(c context.Context, data []byte, password string) (st structur
 	if err := ctx.EnsurePageCount(); err != nil {
 		return st, fmt.Errorf("page tree: %w", err)
 	}
-	st.title, st.author = infoDict(ctx)
+	st.title, st.author = infoDict(ctx, &st.warnings)
 	// What validation would have filled in and ingest reads: the catalog's XMP
 	// title and author (PDF 2.0 keeps them there) override the info dictionary,
 	// and the outline root is where pdfcpu.Bookmarks starts.
 	if root, err := ctx.Catalog(); err == nil {
-		if t, a := xmpTitle(ctx, root); t != "" || a != "" {
+		if t, a := xmpTitle(ctx, root, &st.warnings); t != "" || a != "" {
 			st.title, st.author = cmp.Or(t, st.title), cmp.Or(a, st.author)
 		}
 		if ir := root.IndirectRefEntry("Outlines"); ir != nil {
 			if d, err := ctx.DereferenceDict(*ir); err == nil && d != nil {
 				ctx.Outlines = d
-				ctx.Dests = namedDests(ctx, root)
+				ctx.Dests = namedDests(ctx, root, &st.warnings)
 			}
 		}
 	}
 	st.pages = ctx.PageCount
-	st.outline = bookmarks(ctx)
+	st.outline = bookmarks(ctx, &st.warnings)
 	st.ctx = ctx
 	return st, nil
 }
@@ -85,9 +85,13 @@ func readStructure(c context.Context, data []byte, password string) (st structur
 // may point to by name: the catalog's Dests dictionary (PDF 1.1) and the Dests
 // name tree, flattened into one dictionary where pdfcpu looks a name up when
 // it has no validated name tree.
-func namedDests(ctx *model.Context, root types.Dict) (out types.Dict) {
+func namedDests(ctx *model.Context, root types.Dict, warn *[]string) (out types.Dict) {
 	out = types.Dict{}
-	defer func() { _ = recover() }()
+	defer func() {
+		if v := recover(); v != nil {
+			*warn = append(*warn, recovered("outline's link targets", v))
+		}
+	}()
 	if d, err := ctx.DereferenceDict(root["Dests"]); err == nil {
 		for k, v := range d {
 			out[k] = v
@@ -135,8 +139,12 @@ func namedDests(ctx *model.Context, root types.Dict) (out types.Dict) {
 }
 
 // xmpTitle reads the title and author of the catalog's XMP metadata, if any.
-func xmpTitle(ctx *model.Context, root types.Dict) (title, author string) {
-	defer func() { _ = recover() }()
+func xmpTitle(ctx *model.Context, root types.Dict, warn *[]string) (title, author string) {
+	defer func() {
+		if v := recover(); v != nil {
+			*warn = append(*warn, recovered("XMP title and author", v))
+		}
+	}()
 	o, ok := root.Find("Metadata")
 	if !ok {
 		return "", ""
@@ -155,8 +163,12 @@ func xmpTitle(ctx *model.Context, root types.Dict) (title, author string) {
 
 // infoDict reads Title and Author straight from the info dictionary (pdfcpu
 // fills Context.Title and Author only when it validates).
-func infoDict(ctx *model.Context) (title, author string) {
-	defer func() { _ = recover() }()
+func infoDict(ctx *model.Context, warn *[]string) (title, author string) {
+	defer func() {
+		if v := recover(); v != nil {
+			*warn = append(*warn, recovered("title and author", v))
+		}
+	}()
 	if ctx.Info == nil {
 		return "", ""
 	}
@@ -184,10 +196,11 @@ func infoDict(ctx *model.Context) (title, author string) {
 
 // bookmarks flattens pdfcpu's bookmark tree into outline order. A broken
 // outline is ignored: it is a convenience, not the document.
-func bookmarks(ctx *model.Context) (out []Heading) {
+func bookmarks(ctx *model.Context, warn *[]string) (out []Heading) {
 	defer func() {
-		if recover() != nil {
+		if v := recover(); v != nil {
 			out = nil
+			*warn = append(*warn, recovered("outline", v))
 		}
 	}()
 	bms, err := pdfcpu.Bookmarks(ctx)

@@ -28,8 +28,9 @@ import (
 // sample shows the pattern.
 func tcSpacedPages(ctx *model.Context) (pages []int) {
 	defer func() {
-		if recover() != nil {
+		if v := recover(); v != nil {
 			pages = nil
+			recovered("character-spacing probe", v)
 		}
 	}()
 	n := ctx.PageCount
