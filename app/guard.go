@@ -173,7 +173,7 @@ func (g *guard) login(w http.ResponseWriter, r *http.Request, token string) {
 	})
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Write([]byte(`<!doctype html><meta charset=utf-8><meta http-equiv="refresh" content="0;url=/"><title>Carrel</title><p style="font:16px system-ui;margin:3em"><a href="/">Open Carrel</a></p>` + "\n"))
+	w.Write([]byte(`<!doctype html><meta charset=utf-8><meta http-equiv="refresh" content="0;url=/"><title>Carrel</title><p><a href="/">Open Carrel</a></p>` + "\n"))
 }
 
 // refuse answers JSON to calls and a short page to a browser tab.
@@ -187,7 +187,7 @@ func refuse(w http.ResponseWriter, r *http.Request, code int, msg string) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
 	// The message is ours, never the request's: nothing to escape.
-	w.Write([]byte("<!doctype html><meta charset=utf-8><title>Carrel</title><p style=\"font:16px system-ui;margin:3em\">" + msg + "</p>\n"))
+	w.Write([]byte("<!doctype html><meta charset=utf-8><title>Carrel</title><p>" + msg + "</p>\n"))
 }
 
 var metaCSP = regexp.MustCompile(`(?is)<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]*)"`)
