@@ -524,6 +524,7 @@ export type Passage = {
   end: number;
   section: string;
   text: string;
+  strength?: Strength;
 };
 
 /** github.com/carrel-app/carrel/backend/chat.Usage */
@@ -597,6 +598,9 @@ export type Latency = {
   p95_ms: number;
   max_ms: number;
 };
+
+/** github.com/carrel-app/carrel/backend/chat.Strength */
+export type Strength = "close" | "related";
 
 /** github.com/carrel-app/carrel/backend/chat.Span */
 export type Span = {
