@@ -160,7 +160,7 @@ func Respond(ctx context.Context, req Request, fn func(Event) error) (*Answer, e
 		// Ollama ends a stream without its final message when the model loops (its
 		// token-repeat guard): the text so far is the answer, marked as cut off.
 		ans.Truncated = true
-		ans.Note = "The model stopped early (its output was cut off), so this answer may be incomplete."
+		ans.Note = "The model stopped early (its output was cut off, or Ollama stopped), so this answer may be incomplete."
 		return ans, nil
 	}
 	if err != nil {

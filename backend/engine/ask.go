@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"errors"
+
 	"context"
+	"github.com/carrel-app/carrel/backend/llm"
 
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/library"
@@ -46,7 +49,15 @@ type SearchOptions struct {
 // Search finds the passages best matching query.
 func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) ([]Hit, error) {
 	st := e.Status(ctx)
-	raw, err := e.retriever(ctx, st).Search(ctx, query, retrieve.Options{K: opt.K, Mode: opt.Mode, DocIDs: opt.DocIDs, TokenBudget: opt.TokenBudget})
+	ropt := retrieve.Options{K: opt.K, Mode: opt.Mode, DocIDs: opt.DocIDs, TokenBudget: opt.TokenBudget}
+	raw, err := e.retriever(ctx, st).Search(ctx, query, ropt)
+	if err != nil && st.embedOK && (errors.Is(err, llm.ErrUnreachable) || errors.Is(err, llm.ErrStalled) || errors.Is(err, llm.ErrModelNotFound)) {
+		// Ollama went away since the status was checked (found by the fault tests: a
+		// search right after it was killed failed): check again and search without it.
+		e.RefreshStatus()
+		st = e.Status(ctx)
+		raw, err = e.retriever(ctx, st).Search(ctx, query, ropt)
+	}
 	if err != nil {
 		return nil, err
 	}

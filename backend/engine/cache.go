@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -19,6 +20,7 @@ import (
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/index"
 	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/internal/crashpoint"
 )
 
 // answerCache is the vector index of cached questions (DIR/cache/), beside their
@@ -33,13 +35,22 @@ const CacheDir = "cache"
 
 // openCache opens the cache's vector index and drops vectors whose entry is gone (a crash
 // between the SQLite delete and the index save).
-func openCache(ctx context.Context, dir string, lib *library.Library) (*answerCache, error) {
-	vec, err := index.OpenVectors(filepath.Join(dir, CacheDir))
+func openCache(ctx context.Context, dir string, lib *library.Library, readOnly bool, notices *[]string) (*answerCache, error) {
+	cdir := filepath.Join(dir, CacheDir)
+	if readOnly && size(cdir) < 0 {
+		// Never made, and cannot be now: an empty index of its own, never saved.
+		tmp, err := os.MkdirTemp("", "carrel-cache-*")
+		if err != nil {
+			return nil, fmt.Errorf("open the answer cache index: %w", err)
+		}
+		cdir = tmp
+	}
+	vec, err := openVectorsKept(cdir, "answer cache index", readOnly, notices)
 	if err != nil {
 		return nil, fmt.Errorf("open the answer cache index: %w", err)
 	}
 	c := &answerCache{vec: vec}
-	if vec.Len() > 0 {
+	if vec.Len() > 0 && !readOnly {
 		ids, err := lib.CacheIDs(ctx)
 		if err != nil {
 			vec.Close()
@@ -316,6 +327,7 @@ func (e *Engine) addCacheVector(ctx context.Context, id int64, model string, v [
 	if err := e.cache.vec.Save(); err != nil {
 		return err
 	}
+	crashpoint.Hit("cache.vector")
 	return e.lib.SetCacheEmbedModel(ctx, id, model)
 }
 
@@ -383,6 +395,7 @@ func (e *Engine) storeCache(ctx context.Context, st Status, ans *chat.Answer, qu
 		slog.Warn("answer cache: store", "err", err)
 		return
 	}
+	crashpoint.Hit("cache.entry")
 	if !st.embedOK {
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/retrieve"
+	"github.com/carrel-app/carrel/internal/crashpoint"
 )
 
 // lexicalOnParents says what the lexical index holds: parents (whole passages) or their
@@ -107,6 +108,9 @@ func (e *Engine) rechunkUnparented(ctx context.Context) (int, error) {
 // rechunk re-chunks documents from their stored page texts with the chunk sizes now in
 // force (see rechunkUnparented and Rechunk).
 func (e *Engine) rechunk(ctx context.Context, ids []string) (int, error) {
+	if e.readOnly {
+		return 0, e.readOnlyError()
+	}
 	e.ingestMu.Lock()
 	defer e.ingestMu.Unlock()
 	profiles := e.chunkProfiles()
@@ -133,6 +137,7 @@ func (e *Engine) rechunk(ctx context.Context, ids []string) (int, error) {
 		if err := e.lib.ReplaceTree(ctx, id, pages, parents); err != nil {
 			return 0, fmt.Errorf("re-chunk %s: %w", d.Title, err)
 		}
+		crashpoint.Hit("rechunk.stored")
 		if err := e.lex.Add(lexDocsOf(id, d.Title, parents)); err != nil {
 			return 0, fmt.Errorf("re-chunk %s: index: %w", d.Title, err)
 		}

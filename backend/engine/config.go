@@ -16,7 +16,7 @@ import (
 // Default models: small enough for a CPU-only laptop, good enough to study with.
 const (
 	DefaultChatModel  = "llama3.2:3b"
-	DefaultEmbedModel = "all-minilm" // why: docs/embedders.md
+	DefaultEmbedModel = "nomic-embed-text"
 )
 
 // ConfigFile is the name of the per-library settings file.

@@ -51,17 +51,31 @@ type Engine struct {
 	// calib holds each local model's token estimator (chat.Estimator), calibrated from
 	// the prompt token counts Ollama reports.
 	calib sync.Map
+
+	// readOnly: the library folder cannot be written (damage.go); notices are what Open
+	// repaired (a damaged index rebuilt), for the status.
+	readOnly bool
+	notices  []string
 }
 
 // Open opens the library in cfg.Dir, creating it if needed, and finishes or rolls back
 // work a crash interrupted.
 func Open(cfg Config) (*Engine, error) {
 	cfg = cfg.withDefaults()
+	if err := checkDatabaseKept(cfg.Dir); err != nil {
+		return nil, err
+	}
+	// A library on a read-only disk or folder opens for searching and reading, unlocked:
+	// no lock file can be written there, and nothing in it can change.
+	readOnly := !library.Writable(cfg.Dir)
 	// Taken first and without waiting: a second process learns at once who holds the
 	// library (the indexes would make it wait forever; see library.LockDir).
-	lock, err := library.LockDir(cfg.Dir)
-	if err != nil {
-		return nil, err
+	var lock *library.Lock
+	if !readOnly {
+		var err error
+		if lock, err = library.LockDir(cfg.Dir); err != nil {
+			return nil, err
+		}
 	}
 	opened := false
 	defer func() {
@@ -69,29 +83,39 @@ func Open(cfg Config) (*Engine, error) {
 			lock.Unlock()
 		}
 	}()
-	lib, err := library.Open(cfg.Dir)
+	open := library.Open
+	if readOnly {
+		open = library.OpenReadOnly
+	}
+	lib, err := open(cfg.Dir)
 	if err != nil {
 		return nil, err
 	}
-	lex, err := openLexical(filepath.Join(cfg.Dir, "bleve"))
+	var notices []string
+	lex, err := openLexicalKept(filepath.Join(cfg.Dir, "bleve"), readOnly, &notices)
 	if err != nil {
 		lib.Close()
 		return nil, fmt.Errorf("open lexical index: %w", err)
 	}
-	vec, err := index.OpenVectors(filepath.Join(cfg.Dir, "vectors"))
+	vec, err := openVectorsKept(filepath.Join(cfg.Dir, "vectors"), "vector index", readOnly, &notices)
 	if err != nil {
 		lex.Close()
 		lib.Close()
 		return nil, fmt.Errorf("open vector index: %w", err)
 	}
-	e := &Engine{cfg: cfg, lib: lib, lex: lex, vec: vec, ollama: newOllama(cfg), numCtx: map[string]int{}, inflight: map[string]bool{}}
-	if e.cache, err = openCache(context.Background(), cfg.Dir, lib); err != nil {
+	e := &Engine{cfg: cfg, lib: lib, lex: lex, vec: vec, ollama: newOllama(cfg), numCtx: map[string]int{}, inflight: map[string]bool{},
+		readOnly: readOnly}
+	if e.cache, err = openCache(context.Background(), cfg.Dir, lib, readOnly, &notices); err != nil {
 		e.Close()
-		return nil, err
+		return nil, library.Explain(cfg.Dir, err)
+	}
+	e.notices = notices
+	if readOnly {
+		return e, nil // nothing can be repaired; what is there is searched
 	}
 	if err := e.reconcile(context.Background()); err != nil {
 		e.Close()
-		return nil, fmt.Errorf("check indexes against the library: %w", err)
+		return nil, library.Explain(cfg.Dir, fmt.Errorf("check indexes against the library: %w", err))
 	}
 	e.lock, opened = lock, true
 	return e, nil
@@ -123,8 +147,15 @@ type Status struct {
 	// Provider and AnswerModel answer questions: Ollama's chat model, or a cloud model.
 	Provider    string `json:"provider"`
 	AnswerModel string `json:"answer_model"`
-	chatOK      bool
-	embedOK     bool
+	// ReadOnly: the library's folder cannot be written, and ReadOnlyReason says so for a
+	// banner; searching and reading work, changes are refused.
+	ReadOnly       bool   `json:"read_only,omitempty"`
+	ReadOnlyReason string `json:"read_only_reason,omitempty"`
+	// Notices are repairs made when the library was opened ("The word index was
+	// damaged … and has been rebuilt").
+	Notices []string `json:"notices,omitempty"`
+	chatOK  bool
+	embedOK bool
 }
 
 // StatusMode is what Carrel can do with the models at hand.
@@ -149,6 +180,7 @@ func (e *Engine) Status(ctx context.Context) Status {
 		e.statusMu.Unlock()
 	}
 	cached.Documents, cached.Chunks, _ = e.lib.Counts(ctx)
+	e.openStatus(&cached)
 	return cached
 }
 

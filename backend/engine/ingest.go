@@ -24,6 +24,7 @@ import (
 	"github.com/carrel-app/carrel/backend/index"
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/internal/crashpoint"
 )
 
 // Ingest outcomes.
@@ -72,7 +73,7 @@ type ProgressFunc func(library.Document)
 func (e *Engine) IngestFile(ctx context.Context, path string, progress ProgressFunc) (Result, error) {
 	r, err := e.ingestTree(ctx, path, progress, 0, nil)
 	e.warmThreshold(ctx)
-	return r, err
+	return r, e.explainFull(err)
 }
 
 func (e *Engine) ingestTree(ctx context.Context, path string, progress ProgressFunc, depth int, lb *lexBatch) (Result, error) {
@@ -122,6 +123,9 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 		progress = func(library.Document) {}
 	}
 	res := Result{Path: path}
+	if e.readOnly {
+		return res, e.readOnlyError()
+	}
 	abs, err := filepath.Abs(path)
 	if err == nil {
 		path = abs
@@ -207,6 +211,7 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 	if err := e.lib.ReplaceTree(ctx, id, pages, parents); err != nil {
 		return res, err
 	}
+	crashpoint.Hit("ingest.stored")
 	chunks := childrenOf(parents)
 	if err := e.lib.ReplacePageWords(ctx, id, ocrWords(src.Pages)); err != nil {
 		return res, err
@@ -214,6 +219,7 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 	if err := lb.add(e, lexDocsOf(id, doc.Title, parents)); err != nil {
 		return res, fmt.Errorf("index %s: %w", path, err)
 	}
+	crashpoint.Hit("ingest.indexed")
 	doc.Chunks = len(chunks)
 	res.Pages, res.Chunks = doc.Pages, doc.Chunks
 
@@ -223,12 +229,15 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 			return res, err
 		}
 		progress(doc)
-		// An embedding failure leaves the document searchable lexically; the missing
-		// vectors are filled in later by EmbedPending.
-		_ = e.embed(ctx, chunks, func(done int) {
+		// An embedding failure (Ollama stopped, a full disk) leaves the document
+		// searchable lexically; the missing vectors are filled in later by EmbedPending.
+		if err := e.embed(ctx, chunks, func(done int) {
 			doc.Done = done
 			progress(doc)
-		})
+		}); err != nil && ctx.Err() == nil {
+			slog.Warn("engine: embedding stopped", "path", path, "err", err)
+			res.Warnings = append(res.Warnings, "Embedding stopped ("+oneLine(err)+"): the document is searchable by its words; its vectors are added when embedding works again.")
+		}
 	}
 	doc.Status, doc.Error, doc.Done, doc.Total = library.StatusReady, "", len(chunks), len(chunks)
 	if err := e.lib.PutDocument(ctx, &doc); err != nil {
@@ -258,6 +267,7 @@ func (e *Engine) dropIndexed(ctx context.Context, docID string) error {
 		if err := e.vec.Save(); err != nil {
 			return fmt.Errorf("save vectors: %w", err)
 		}
+		crashpoint.Hit("drop.vectors")
 	}
 	if err := e.lex.DeleteDoc(docID); err != nil {
 		return fmt.Errorf("remove from lexical index: %w", err)
@@ -286,6 +296,7 @@ func (e *Engine) embed(ctx context.Context, chunks []library.Chunk, progress fun
 		if err := e.vec.Save(); err != nil {
 			return err
 		}
+		crashpoint.Hit("embed.saved")
 		if err := e.lib.MarkEmbedded(context.WithoutCancel(ctx), unsaved, true); err != nil {
 			return err
 		}
@@ -341,6 +352,7 @@ func (e *Engine) embed(ctx context.Context, chunks []library.Chunk, progress fun
 		if err := e.vec.Add(ids, vecs); err != nil {
 			return err
 		}
+		crashpoint.Hit("embed.batch")
 		unsaved = append(unsaved, ids...)
 		if time.Since(saved) >= embedSaveEvery {
 			if err := save(); err != nil {
@@ -372,7 +384,7 @@ func usableVectors(ids []int64, vecs [][]float32) (okIDs []int64, okVecs [][]flo
 // EmbedPending embeds every chunk that has no vector yet (after the embedding model
 // became available, or after a crash). It returns how many chunks it embedded.
 func (e *Engine) EmbedPending(ctx context.Context) (int, error) {
-	if st := e.Status(ctx); !st.embedOK {
+	if st := e.Status(ctx); !st.embedOK || e.readOnly {
 		return 0, nil
 	}
 	e.ingestMu.Lock()
@@ -396,6 +408,9 @@ func (e *Engine) EmbedPending(ctx context.Context) (int, error) {
 // Remove deletes a document and everything derived from it. The library row goes first:
 // index entries left by a crash after it point at nothing and are skipped by retrieval.
 func (e *Engine) Remove(ctx context.Context, docID string) error {
+	if e.readOnly {
+		return e.readOnlyError()
+	}
 	e.ingestMu.Lock()
 	defer e.ingestMu.Unlock()
 	chunks, err := e.lib.DocumentChunks(ctx, docID)
@@ -572,7 +587,7 @@ func (e *Engine) IngestFiles(ctx context.Context, paths []string, workers int, p
 	if firstErr == nil {
 		firstErr = ctx.Err()
 	}
-	return results, firstErr
+	return results, e.explainFull(firstErr)
 }
 
 // Garbage collection during an ingest burst: an ingest allocates several times

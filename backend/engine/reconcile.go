@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/carrel-app/carrel/backend/index"
 	"github.com/carrel-app/carrel/backend/library"
@@ -68,7 +67,7 @@ func (e *Engine) rebuildLexical(ctx context.Context) error {
 	if err := e.lex.Close(); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(e.lexDir()); err != nil {
+	if err := emptyDir(e.lexDir()); err != nil {
 		return fmt.Errorf("remove lexical index: %w", err)
 	}
 	lex, err := index.OpenLexical(e.lexDir())
@@ -108,7 +107,7 @@ func (e *Engine) rebuildLexical(ctx context.Context) error {
 func openLexical(dir string) (*index.Lexical, error) {
 	lex, err := index.OpenLexical(dir)
 	if errors.Is(err, index.ErrSchemaMismatch) {
-		if err := os.RemoveAll(dir); err != nil {
+		if err := emptyDir(dir); err != nil {
 			return nil, err
 		}
 		lex, err = index.OpenLexical(dir)

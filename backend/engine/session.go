@@ -14,6 +14,7 @@ import (
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/carrel-app/carrel/internal/crashpoint"
 )
 
 // AskOptions shape a question asked in a study session.
@@ -54,6 +55,9 @@ func (e *Engine) AskSession(ctx context.Context, question string, opt AskOptions
 	question = strings.TrimSpace(question)
 	if question == "" {
 		return nil, errors.New("ask a question first")
+	}
+	if e.readOnly {
+		return nil, e.readOnlyError()
 	}
 	r, err := e.prepareAsk(ctx, question, opt, fn)
 	if err != nil {
@@ -191,6 +195,7 @@ func (r *askRun) finish(ctx context.Context, ans *chat.Answer, err error) (*chat
 	if serr := e.lib.AddMessage(context.WithoutCancel(ctx), msg); serr != nil {
 		return ans, errors.Join(err, serr)
 	}
+	crashpoint.Hit("session.saved")
 	ans.SessionID, ans.MessageID = r.sess.ID, msg.ID
 	saved := 0.0
 	switch {

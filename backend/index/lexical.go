@@ -563,3 +563,40 @@ func (l *Lexical) TextTerms(text string) map[string]bool {
 	}
 	return out
 }
+
+// IDs returns the id of every entry in the index, for checks that it agrees with the
+// library (the crash tests).
+func (l *Lexical) IDs() ([]string, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return nil, ErrClosed
+	}
+	n, err := l.idx.DocCount()
+	if err != nil {
+		return nil, fmt.Errorf("index: lexical ids: %w", err)
+	}
+	res, err := l.idx.Search(bleve.NewSearchRequestOptions(bleve.NewMatchAllQuery(), int(n), 0, false))
+	if err != nil {
+		return nil, fmt.Errorf("index: lexical ids: %w", err)
+	}
+	ids := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		ids[i] = h.ID
+	}
+	return ids, nil
+}
+
+// OpenLexicalReadOnly opens the lexical index in dir without writing to it, for a
+// library on a read-only disk or folder.
+func OpenLexicalReadOnly(dir string) (*Lexical, error) {
+	idx, err := bleve.OpenUsing(dir, map[string]interface{}{"read_only": true})
+	if err != nil {
+		return nil, fmt.Errorf("index: open lexical %s read-only: %w", dir, err)
+	}
+	if schema, err := idx.GetInternal([]byte(lexSchemaKey)); err != nil || string(schema) != lexSchema {
+		idx.Close()
+		return nil, fmt.Errorf("index: open lexical %s read-only: %w", dir, ErrSchemaMismatch)
+	}
+	return &Lexical{idx: idx}, nil
+}

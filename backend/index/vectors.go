@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/carrel-app/carrel/backend/index/faiss"
+	"github.com/carrel-app/carrel/internal/crashpoint"
 )
 
 const (
@@ -178,6 +179,10 @@ func OpenVectors(dir string) (*Vectors, error) {
 		return nil, fmt.Errorf("index: open vectors: %w", err)
 	}
 	for _, name := range []string{vectorsFile + tmpSuffix, sidecarFile + tmpSuffix} {
+		// Looked for first: on a read-only disk removing a missing file fails too.
+		if _, err := os.Lstat(filepath.Join(dir, name)); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("index: open vectors: remove stale %s: %w", name, err)
 		}
@@ -518,10 +523,12 @@ func (v *Vectors) Save() error {
 		os.Remove(tmp)
 		return fmt.Errorf("index: save vectors: %w", err)
 	}
+	crashpoint.Hit("vectors.tmp")
 	if err := renameDurable(tmp, filepath.Join(v.dir, vectorsFile)); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("index: save vectors: %w", err)
 	}
+	crashpoint.Hit("vectors.renamed")
 
 	data, err := json.MarshalIndent(meta, "", "  ")
 	if err != nil {

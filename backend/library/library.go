@@ -37,9 +37,10 @@ const (
 
 // Library is an open library folder.
 type Library struct {
-	db   *sql.DB
-	dir  string
-	memo memo // what searches read, in memory (memo.go)
+	db       *sql.DB
+	dir      string
+	memo     memo // what searches read, in memory (memo.go)
+	readOnly bool // OpenReadOnly
 }
 
 // Document is one source file and what Carrel knows about it.
@@ -91,12 +92,12 @@ func Open(dir string) (*Library, error) {
 	}
 	if err := db.Ping(); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return nil, Explain(dir, fmt.Errorf("open database %s: %w", path, err))
 	}
 	l := &Library{db: db, dir: dir}
 	if err := l.migrate(); err != nil {
 		db.Close()
-		return nil, err
+		return nil, Explain(dir, err)
 	}
 	return l, nil
 }

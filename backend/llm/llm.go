@@ -105,4 +105,7 @@ var (
 	// done: the server or the connection died mid-answer. The pieces
 	// delivered before it are a partial answer.
 	ErrTruncated = errors.New("response ended before it was complete")
+	// ErrStalled means Ollama accepted the request but sent nothing for
+	// [Ollama.StallTimeout] (a hung server, a frozen machine).
+	ErrStalled = errors.New("ollama stopped answering")
 )

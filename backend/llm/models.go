@@ -109,8 +109,8 @@ var Suggested = []Suggestion{
 	{Name: "llama3.2:3b", Role: "chat", Download: "2.0 GB", Note: "Good answers on a laptop CPU; 8 GB RAM", Default: true},
 	{Name: "qwen2.5:1.5b", Role: "chat", Download: "1.0 GB", Note: "Faster on older machines"},
 	{Name: "gemma3:1b", Role: "chat", Download: "0.8 GB", Note: "Smallest; short answers"},
-	{Name: "all-minilm", Role: "embed", Download: "46 MB", Note: "Meaning-based search; embeds a book in about a minute on a laptop CPU", Default: true},
-	{Name: "nomic-embed-text", Role: "embed", Download: "0.3 GB", Note: "Better vectors, about ten times the work per passage: for a GPU"},
+	{Name: "nomic-embed-text", Role: "embed", Download: "0.3 GB", Note: "Meaning-based search", Default: true},
+	{Name: "all-minilm", Role: "embed", Download: "46 MB", Note: "Tiny and fast, a little less precise"},
 }
 
 // FindBinary returns the path of an installed ollama program, or "" if there is none.
@@ -153,7 +153,7 @@ func (o *Ollama) StartServer(ctx context.Context, bin string, wait time.Duration
 		return nil, err
 	}
 	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(os.Environ(), "OLLAMA_HOST="+u.Host)
+	cmd.Env = append(withoutKeys(os.Environ()), "OLLAMA_HOST="+u.Host)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s serve: %w", bin, err)
 	}
@@ -175,4 +175,18 @@ func (o *Ollama) StartServer(ctx context.Context, bin string, wait time.Duration
 			return cmd.Process, fmt.Errorf("started %s serve, but it did not answer on %s within %s", bin, u.Host, wait)
 		}
 	}
+}
+
+// withoutKeys is env without the cloud providers' API keys: Ollama has no use for them,
+// and a child process's environment can be read by other programs of the user (ps e,
+// /proc/PID/environ) for as long as the server runs, which is longer than Carrel.
+func withoutKeys(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if k != KeyEnv("openai") && k != KeyEnv("anthropic") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

@@ -31,11 +31,27 @@ const DefaultEmbedBatch = 32
 // so a missing Ollama is reported at once.
 const statusTimeout = time.Second
 
+// DefaultStallTimeout is [Ollama.StallTimeout]'s default: long enough for a
+// large model to load from a slow disk before its first token, short enough
+// that a hung server does not hold an ingest or an answer for ever.
+const DefaultStallTimeout = 5 * time.Minute
+
+func (o *Ollama) stall() time.Duration {
+	if o.StallTimeout > 0 {
+		return o.StallTimeout
+	}
+	return DefaultStallTimeout
+}
+
 // Ollama is a client of one Ollama server. It is safe for concurrent use.
 type Ollama struct {
 	// EmbedBatch is how many texts Embed sends per request; 0 means
 	// [DefaultEmbedBatch]. Set it before use.
 	EmbedBatch int
+	// StallTimeout is how long an embedding request, and a chat stream between
+	// two of its pieces, may go without a word from Ollama before it is given
+	// up with [ErrStalled]; 0 means [DefaultStallTimeout]. Set it before use.
+	StallTimeout time.Duration
 
 	host   string
 	client *api.Client
@@ -183,7 +199,13 @@ func (o *Ollama) Embed(ctx context.Context, model string, texts []string) ([][]f
 	out := make([][]float32, 0, len(texts))
 	for start := 0; start < len(texts); start += batch {
 		part := texts[start:min(start+batch, len(texts))]
-		resp, err := o.client.Embed(ctx, &api.EmbedRequest{Model: model, Input: part, Options: opts, Truncate: &truncate})
+		bctx, cancel := context.WithTimeout(ctx, o.stall())
+		resp, err := o.client.Embed(bctx, &api.EmbedRequest{Model: model, Input: part, Options: opts, Truncate: &truncate})
+		stalled := bctx.Err() != nil && ctx.Err() == nil
+		cancel()
+		if stalled {
+			return nil, fmt.Errorf("embed: %w: no answer from %s within %s", ErrStalled, o.host, o.stall())
+		}
 		if err != nil {
 			return nil, fmt.Errorf("embed: %w", o.wrapErr(ctx, err, model))
 		}
@@ -300,7 +322,13 @@ func (o *Ollama) Chat(ctx context.Context, req ChatRequest, fn func(Delta) error
 	var fnErr error
 	var delivered int
 	var first time.Duration
-	err := o.client.Chat(ctx, areq, func(r api.ChatResponse) error {
+	// A watchdog gives the stream up when Ollama goes silent (ErrStalled).
+	sctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	watchdog := time.AfterFunc(o.stall(), func() { stop(ErrStalled) })
+	defer watchdog.Stop()
+	err := o.client.Chat(sctx, areq, func(r api.ChatResponse) error {
+		watchdog.Reset(o.stall())
 		if r.Message.Content != "" && first == 0 {
 			first = time.Since(began)
 		}
@@ -327,6 +355,10 @@ func (o *Ollama) Chat(ctx context.Context, req ChatRequest, fn func(Delta) error
 		return nil, ctx.Err()
 	case fnErr != nil:
 		return nil, fnErr
+	case usage == nil && context.Cause(sctx) == ErrStalled && delivered > 0:
+		return nil, fmt.Errorf("chat with %s at %s: %w: %w: nothing for %s", req.Model, o.host, ErrTruncated, ErrStalled, o.stall())
+	case usage == nil && context.Cause(sctx) == ErrStalled:
+		return nil, fmt.Errorf("chat with %s at %s: %w: no answer within %s", req.Model, o.host, ErrStalled, o.stall())
 	case err != nil && usage == nil && (delivered > 0 || isCutShort(err)):
 		// Cut mid-line, or an {"error": ...} line after part of the answer
 		// (the runner died): either way the answer is partial.

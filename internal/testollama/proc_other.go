@@ -4,6 +4,7 @@ package testollama
 
 import (
 	"io"
+	"syscall"
 	"time"
 )
 
@@ -19,3 +20,6 @@ func startProcess(bin string, env []string, logw io.Writer, cleanupDir string) (
 func (p *process) stop(grace time.Duration) {}
 
 func lockFile(path string) (unlock func(), err error) { return func() {}, nil }
+
+// Signal is not supported here.
+func (s *Server) Signal(sig syscall.Signal) error { return errNotSupported }

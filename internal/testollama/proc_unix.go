@@ -84,3 +84,10 @@ func lockFile(path string) (unlock func(), err error) {
 		f.Close()
 	}, nil
 }
+
+// Signal sends sig to the server's whole process group (the server, its model runners
+// and the watchdog), for fault tests: SIGKILL kills Ollama mid-answer; SIGSTOP freezes
+// it, so that the kernel still accepts connections and nothing answers, until SIGCONT.
+func (s *Server) Signal(sig syscall.Signal) error {
+	return syscall.Kill(-s.proc.cmd.Process.Pid, sig)
+}

@@ -524,7 +524,6 @@ export type Passage = {
   end: number;
   section: string;
   text: string;
-  strength?: Strength;
 };
 
 /** github.com/carrel-app/carrel/backend/chat.Usage */
@@ -598,9 +597,6 @@ export type Latency = {
   p95_ms: number;
   max_ms: number;
 };
-
-/** github.com/carrel-app/carrel/backend/chat.Strength */
-export type Strength = "close" | "related";
 
 /** github.com/carrel-app/carrel/backend/chat.Span */
 export type Span = {

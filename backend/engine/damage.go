@@ -1,0 +1,149 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/carrel-app/carrel/backend/index"
+	"github.com/carrel-app/carrel/backend/library"
+)
+
+// The indexes are derived from SQLite, so a damaged index file (a truncated FAISS file,
+// a bleve segment deleted or cut short by a full disk or a careless backup tool) costs
+// only the time to rebuild it: it is set aside and rebuilt, and the user is told. The
+// database itself is never replaced: a damaged one stops the open with a message naming
+// the file (library.DamagedError).
+
+// openLexicalKept opens the lexical index in dir; one that cannot be opened is removed
+// and started afresh (reconcile then fills it from SQLite), with a notice.
+func openLexicalKept(dir string, readOnly bool, notices *[]string) (*index.Lexical, error) {
+	if readOnly {
+		lex, err := index.OpenLexicalReadOnly(dir)
+		if err != nil {
+			return nil, fmt.Errorf("open the word index of a read-only library: %w", err)
+		}
+		return lex, nil
+	}
+	lex, err := openLexicalSafe(dir)
+	if err == nil || errors.Is(err, fs.ErrPermission) {
+		return lex, err
+	}
+	slog.Warn("engine: the word index is damaged; rebuilding it from the library", "dir", dir, "err", err)
+	*notices = append(*notices, fmt.Sprintf("The word index was damaged (%v) and has been rebuilt from the library.", oneLine(err)))
+	if err := emptyDir(dir); err != nil {
+		return nil, fmt.Errorf("remove the damaged word index: %w", err)
+	}
+	return index.OpenLexical(dir)
+}
+
+// openLexicalSafe is openLexical with a panic (bleve reading a garbled segment) turned
+// into an error.
+func openLexicalSafe(dir string) (lex *index.Lexical, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			lex, err = nil, fmt.Errorf("reading it failed: %v", r)
+		}
+	}()
+	return openLexical(dir)
+}
+
+// openVectorsKept opens a vector index (what names it for the user); a damaged one is
+// moved aside to *.damaged and replaced by an empty one, with a notice. reconcile then
+// marks the passages whose vectors were lost for embedding again.
+func openVectorsKept(dir, what string, readOnly bool, notices *[]string) (*index.Vectors, error) {
+	vec, err := index.OpenVectors(dir)
+	if err == nil || readOnly || errors.Is(err, fs.ErrPermission) {
+		return vec, err
+	}
+	slog.Warn("engine: a vector index is damaged; starting it again", "dir", dir, "err", err)
+	for _, name := range []string{"vectors.faiss", "vectors.json"} {
+		p := filepath.Join(dir, name)
+		if err := os.Rename(p, p+".damaged"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("set the damaged %s aside: %w", what, err)
+		}
+	}
+	vec, err2 := index.OpenVectors(dir)
+	if err2 != nil {
+		return nil, fmt.Errorf("open %s: %w (after %v)", what, err2, err)
+	}
+	*notices = append(*notices, fmt.Sprintf("The %s was damaged (%v): it was set aside as vectors.faiss.damaged and is being rebuilt; passages are embedded again when the embedding model is available.", what, oneLine(err)))
+	return vec, nil
+}
+
+// checkDatabaseKept refuses a library folder whose database is missing or empty while
+// its indexes are there: opening it would silently start a new, empty library over the
+// user's one (a database lost to a bad copy, say).
+func checkDatabaseKept(dir string) error {
+	db := filepath.Join(dir, library.DBName)
+	if size(db) > 0 || size(db+"-wal") > 0 {
+		return nil
+	}
+	if size(filepath.Join(dir, "vectors", "vectors.faiss")) <= 0 && size(filepath.Join(dir, "bleve", "index_meta.json")) <= 0 {
+		return nil // a new library, or one that never got further than its database
+	}
+	state := "missing"
+	if size(db) == 0 {
+		state = "empty"
+	}
+	return fmt.Errorf("the library database %s is %s, but the folder holds the indexes of a library: "+
+		"Carrel will not start a new library over it. Restore %s from a backup, or, to start again, move the folder %s away",
+		db, state, library.DBName, dir)
+}
+
+// size is a file's size, or -1 if it does not exist.
+func size(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return -1
+	}
+	return fi.Size()
+}
+
+// readOnlyError is what a change to a read-only library returns.
+func (e *Engine) readOnlyError() error {
+	return fmt.Errorf("%w: %s is on a read-only disk or folder; copy the library somewhere you can write to change it", library.ErrReadOnly, e.cfg.Dir)
+}
+
+// ReadOnly reports whether the library was opened read-only (its folder cannot be
+// written): searching and reading work, changes are refused.
+func (e *Engine) ReadOnly() bool { return e.readOnly }
+
+// openStatus fills in the status fields of a read-only library and the notices of
+// the open.
+func (e *Engine) openStatus(st *Status) {
+	if e.readOnly {
+		st.ReadOnly = true
+		st.ReadOnlyReason = "This library is on a read-only disk or folder (" + e.cfg.Dir + "): you can search and read your documents, but not add or remove documents or ask (answers are saved in the library). Copy the folder somewhere you can write to change it."
+	}
+	st.Notices = e.notices
+}
+
+// emptyDir removes what dir holds, keeping dir itself: it may be a mount point or a
+// link the user made (an index on a disk of its own).
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// explainFull says what to do about an ingest that failed because the disk is full.
+func (e *Engine) explainFull(err error) error {
+	if err != nil && library.DiskFull(err) {
+		return fmt.Errorf("the disk holding the library (%s) is full: free some space, then add the file again (%w)", e.cfg.Dir, err)
+	}
+	return err
+}

@@ -1,0 +1,215 @@
+package faulttest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/carrel-app/carrel/backend/chat"
+	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/carrel-app/carrel/internal/testollama"
+)
+
+// own starts an Ollama server of the test's own (the shared one must not be killed).
+func own(t *testing.T) *testollama.Server {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	srv, err := testollama.StartServer(ctx, "", nil)
+	if err != nil {
+		t.Fatalf("start an Ollama of the test's own: %v", err)
+	}
+	t.Cleanup(func() {
+		srv.Signal(syscall.SIGCONT)
+		srv.Close()
+	})
+	return srv
+}
+
+// longAnswers lets the random model write long enough for a fault to land mid-answer.
+func longAnswers(cfg engine.Config) engine.Config {
+	cfg.MaxTokens = 2048
+	return cfg
+}
+
+// onFirstToken returns an ask callback that runs f once, at the first token.
+func onFirstToken(f func()) (func(engine.AskEvent) error, *strings.Builder) {
+	var once sync.Once
+	var got strings.Builder
+	return func(ev engine.AskEvent) error {
+		if ev.Token != "" {
+			got.WriteString(ev.Token)
+			once.Do(f)
+		}
+		return nil
+	}, &got
+}
+
+// lastMessage is the one saved exchange of a session.
+func lastMessage(t *testing.T, eng *engine.Engine, sessionID string) library.Message {
+	t.Helper()
+	s, err := eng.Session(context.Background(), sessionID)
+	if err != nil || len(s.Messages) == 0 {
+		t.Fatalf("session %s: %+v %v", sessionID, s, err)
+	}
+	return s.Messages[len(s.Messages)-1].Message
+}
+
+// verifies Ollama killed mid-answer: the answer ends with an error saying it was cut
+// short, the part that arrived is saved in the session marked as not complete, and the
+// next question is answered without a model (the best passages), saying why.
+func TestOllamaKilledMidAnswer(t *testing.T) {
+	srv := own(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	eng := open(t, longAnswers(config(filepath.Join(dir, "lib"), srv.Host)))
+	defer eng.Close()
+	if r, err := eng.IngestFile(ctx, note(t, dir, "cabin", 8), nil); err != nil || r.Status != engine.Inserted {
+		t.Fatalf("ingest: %+v %v", r, err)
+	}
+	fn, got := onFirstToken(func() { srv.Signal(syscall.SIGKILL) })
+	ans, err := eng.AskSession(ctx, "What did the cabin cost?", engine.AskOptions{}, fn)
+	// Cut short with text: the text is the answer, marked truncated with a note; an
+	// error is fine too, as long as it says what happened.
+	if err != nil && !(errors.Is(err, llm.ErrTruncated) || errors.Is(err, llm.ErrUnreachable)) {
+		t.Fatalf("ask while Ollama is killed: want a cut-short error, got %v", err)
+	}
+	if err == nil && (ans == nil || !ans.Truncated || !strings.Contains(ans.Note, "Ollama stopped")) {
+		t.Fatalf("ask while Ollama is killed: want the answer marked truncated with a note, got %+v", ans)
+	}
+	t.Logf("error %v, note %q", err, ans.Note)
+	if ans == nil || ans.SessionID == "" || got.Len() == 0 {
+		t.Fatalf("ask while Ollama is killed: the partial answer was not returned (%+v, %d bytes streamed)", ans, got.Len())
+	}
+	msg := lastMessage(t, eng, ans.SessionID)
+	if msg.Answer == "" || msg.Status == library.MessageDone {
+		t.Fatalf("saved message after Ollama was killed: status %q, %d bytes of answer; want the partial answer, not marked done", msg.Status, len(msg.Answer))
+	}
+	eng.RefreshStatus()
+	next, err := eng.AskSession(ctx, "What did the cabin cost?", engine.AskOptions{}, nil)
+	if err != nil || next.Mode != chat.ModePassages || next.Note == "" {
+		t.Fatalf("the next question without Ollama: %+v %v", next, err)
+	}
+	eng.Close()
+	consistent(t, config(filepath.Join(dir, "lib"), srv.Host))
+}
+
+// verifies Ollama killed mid-embedding: the document is added and searchable by its
+// words, with a warning; the library stays consistent, and with Ollama back the missing
+// vectors are embedded.
+func TestOllamaKilledMidEmbedding(t *testing.T) {
+	srv := own(t)
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "lib")
+	cfg := config(dir, srv.Host)
+	eng := open(t, cfg)
+	var once sync.Once
+	r, err := eng.IngestFile(ctx, note(t, t.TempDir(), "long", 150), func(d library.Document) {
+		if d.Status == library.StatusEmbedding && d.Done > 0 {
+			once.Do(func() { srv.Signal(syscall.SIGKILL) })
+		}
+	})
+	if err != nil || r.Status != engine.Inserted || !strings.Contains(strings.Join(r.Warnings, " "), "Embedding stopped") {
+		t.Fatalf("ingest while Ollama is killed: want inserted with a warning, got %+v %v", r, err)
+	}
+	t.Logf("warning: %s", r.Warnings[0])
+	if hits, err := eng.Search(ctx, "chimney", engine.SearchOptions{}); err != nil || len(hits) == 0 {
+		t.Fatalf("search after Ollama was killed: %d hits, %v", len(hits), err)
+	}
+	eng.Close()
+	st := consistent(t, cfg)
+	if st.Pending == 0 {
+		t.Fatal("no chunk waits for its vector after Ollama was killed mid-embedding")
+	}
+	back := own(t)
+	cfg.OllamaHost = back.Host
+	eng = open(t, cfg)
+	n, err := eng.EmbedPending(ctx)
+	eng.Close()
+	if err != nil || n != st.Pending {
+		t.Fatalf("embedding with Ollama back: %d of %d, %v", n, st.Pending, err)
+	}
+	if st := consistent(t, cfg); st.Pending > 0 || st.Vectors != st.Chunks {
+		t.Fatalf("after embedding again: %d waiting, %d vectors for %d chunks", st.Pending, st.Vectors, st.Chunks)
+	}
+}
+
+// deleteModel removes a model from the server, as `ollama rm` does.
+func deleteModel(t *testing.T, host, model string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodDelete, host+"/api/delete", bytes.NewReader([]byte(`{"model":"`+model+`"}`)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("delete %s: %s", model, resp.Status)
+	}
+}
+
+// verifies models deleted while Carrel uses them: the answer under way ends (complete,
+// or cut short with an error) rather than hanging; a later question says the model is
+// not installed and how to get it, then questions are answered from the passages; with
+// the embedding model gone, search falls back to words and says why.
+func TestModelDeletedInUse(t *testing.T) {
+	srv := own(t)
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "lib")
+	eng := open(t, config(dir, srv.Host))
+	defer eng.Close()
+	if r, err := eng.IngestFile(ctx, note(t, t.TempDir(), "cabin", 8), nil); err != nil || r.Status != engine.Inserted {
+		t.Fatalf("ingest: %+v %v", r, err)
+	}
+	fn, _ := onFirstToken(func() { deleteModel(t, srv.Host, srv.ChatModel) })
+	actx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if _, err := eng.AskSession(actx, "What did the cabin cost?", engine.AskOptions{}, fn); actx.Err() != nil {
+		t.Fatalf("the answer under way when its model was deleted hung: %v", err)
+	}
+	var modes []string
+	for i := 0; i < 3; i++ {
+		ans, err := eng.AskSession(ctx, "What did the cabin cost?", engine.AskOptions{}, nil)
+		if err != nil {
+			if !errors.Is(err, llm.ErrModelNotFound) || !strings.Contains(err.Error(), "ollama pull "+srv.ChatModel) {
+				t.Fatalf("question after the chat model was deleted: want an error naming the model and `ollama pull`, got %v", err)
+			}
+			modes = append(modes, "error")
+			continue
+		}
+		modes = append(modes, string(ans.Mode))
+		if ans.Mode == chat.ModePassages {
+			if !strings.Contains(ans.Note, srv.ChatModel) {
+				t.Fatalf("answer from the passages without saying why: note %q", ans.Note)
+			}
+			break
+		}
+	}
+	if modes[len(modes)-1] != string(chat.ModePassages) {
+		t.Fatalf("after the chat model was deleted, questions went %v; want them answered from the passages", modes)
+	}
+
+	deleteModel(t, srv.Host, srv.EmbedModel)
+	eng.RefreshStatus()
+	st := eng.Status(ctx)
+	if st.Mode != engine.ModeNoModel || !strings.Contains(st.Reason, srv.ChatModel) {
+		t.Fatalf("status with both models deleted: %s %q", st.Mode, st.Reason)
+	}
+	if hits, err := eng.Search(ctx, "cabin cost", engine.SearchOptions{}); err != nil || len(hits) == 0 {
+		t.Fatalf("search with the embedding model deleted: %d hits, %v", len(hits), err)
+	}
+	if n, err := eng.EmbedPending(ctx); err != nil || n != 0 {
+		t.Fatalf("embedding with the model deleted: %d %v", n, err)
+	}
+	eng.Close()
+	consistent(t, config(dir, srv.Host))
+}
