@@ -1,5 +1,5 @@
 // Carrel: a desktop study desk for your own documents. With a command it runs headless
-// (see package cli); without one it opens the window.
+// (see package cli); without one, or with files to open, it opens the window.
 package main
 
 import (
@@ -7,22 +7,31 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 
 	"github.com/carrel-app/carrel/app"
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/cli"
+	"github.com/carrel-app/carrel/internal/logfile"
 )
 
 //go:embed all:frontend/dist
 var dist embed.FS
 
+// version is set at build time (-ldflags "-X main.version=…", Taskfile.yml).
+var version = "dev"
+
 func main() {
 	attachConsole()
 	assets, _ := fs.Sub(dist, "frontend/dist")
-	cfg, code, err := cli.Run(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Assets: assets})
+	cfg, code, err := cli.Run(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Assets: assets, Version: version})
 	if errors.Is(err, cli.ErrNoCommand) {
-		code, err = 0, desktop(cfg, assets)
+		var files []string
+		if of := (*cli.OpenFiles)(nil); errors.As(err, &of) {
+			files = of.Paths
+		}
+		code, err = 0, desktop(cfg, assets, files)
 		if err != nil {
 			code = 1
 		}
@@ -33,11 +42,24 @@ func main() {
 	os.Exit(code)
 }
 
-func desktop(cfg engine.Config, assets fs.FS) error {
-	eng, err := engine.Open(cfg)
-	if err != nil {
-		return err
+func desktop(cfg engine.Config, assets fs.FS, files []string) error {
+	if app.HandOver(files) {
+		return nil // a window is open: it took the files
 	}
-	defer eng.Close()
-	return app.RunDesktop(eng, assets)
+	logDir, closeLog, err := logfile.Setup(os.Stderr)
+	if err != nil {
+		slog.Warn("no log file: logging to stderr only", "err", err)
+		logDir = ""
+	}
+	defer closeLog()
+	slog.Info("Carrel starting", "version", version, "pid", os.Getpid(), "library", cfg.Dir, "files", files)
+	err = app.RunDesktop(app.Desktop{
+		Open:      func() (*engine.Engine, error) { return engine.Open(cfg) },
+		Assets:    assets,
+		Files:     files,
+		FilesFrom: cli.FilesFrom,
+		LogDir:    logDir,
+	})
+	slog.Info("Carrel closed", "err", err)
+	return err
 }

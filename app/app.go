@@ -54,6 +54,13 @@ type App struct {
 	wg    sync.WaitGroup
 
 	watches watches // watched folders (watch.go)
+
+	opening opener // files given from outside the window (open.go)
+
+	// logDir is the log file's folder, and openFolder shows a folder in the system's file
+	// manager (nil in the browser).
+	logDir     string
+	openFolder func(dir string) error
 }
 
 // New makes the bridge for an open engine. Call start before use and stop at the end.
@@ -81,9 +88,13 @@ func (a *App) start(ctx context.Context) {
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
-		// Compile the PDF engine now, not when the first document is dropped.
-		if _, err := ingest.Warmup(a.ctx); err != nil {
-			slog.Warn("warming up the PDF engine", "err", err)
+		// PDFium reads only the pages our own extractor cannot (and scans), so it is not
+		// started here: it would hold ~300 MB for PDFs that may never need it. It is
+		// compiled into its cache on the first run only, so that the first PDF needing
+		// it starts it in well under a second, and released after a minute unused.
+		ingest.SetIdleRelease(time.Minute)
+		if _, err := ingest.PrepareCache(a.ctx); err != nil {
+			slog.Warn("compiling the PDF engine", "err", err)
 		}
 		if _, err := a.eng.EmbedPending(a.ctx); err != nil {
 			slog.Warn("embedding pending chunks", "err", err)
@@ -144,7 +155,10 @@ func (a *App) ingestWorker() {
 		})
 		if err != nil {
 			slog.Error("ingest", "path", path, "err", err)
-		} else if res.Status == engine.Failed && res.DocID == "" {
+		} else {
+			a.ingested(path, res)
+		}
+		if err == nil && res.Status == engine.Failed && res.DocID == "" {
 			// Failed before it had an identity (missing file): tell the UI anyway.
 			a.emit.Emit(EventLibraryChanged, Document{ID: pathIDPrefix + path, Path: path, Title: path,
 				Status: library.StatusFailed, Error: res.Error})

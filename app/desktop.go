@@ -2,15 +2,42 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
 
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/logger"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+	"github.com/wailsapp/wails/v2/pkg/options/mac"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 )
+
+// SingleInstanceID names the running window to a second launch (Wails' single-instance
+// lock; on Linux also handOver's D-Bus name).
+const SingleInstanceID = "org.carrel.Carrel"
+
+// Desktop is what the window is started with.
+type Desktop struct {
+	// Open opens the library. It runs once the window's single-instance check has
+	// passed, so that a second launch never opens (and recovers) the library the first
+	// one is using; calls from the frontend wait for it.
+	Open   func() (*engine.Engine, error)
+	Assets fs.FS
+	// Files are added and opened once the window is ready (carrel FILE...).
+	Files []string
+	// FilesFrom picks the files out of a second launch's arguments, relative to its
+	// working folder (the command line's flags are the cli package's).
+	FilesFrom func(args []string, wd string) []string
+	// LogDir is the log file's folder ("" when the log goes to the terminal only).
+	LogDir string
+}
 
 // wailsEmitter sends events through the Wails runtime.
 type wailsEmitter struct{ ctx *context.Context }
@@ -22,9 +49,21 @@ func (w wailsEmitter) Emit(name Event, data any) {
 }
 
 // RunDesktop opens the native window and blocks until it is closed.
-func RunDesktop(eng *engine.Engine, assets fs.FS) error {
+func RunDesktop(d Desktop) error {
 	var wctx context.Context
-	a := New(eng, wailsEmitter{&wctx})
+	a := New(nil, wailsEmitter{&wctx})
+	a.logDir = d.LogDir
+	a.openFolder = func(dir string) error {
+		u := url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}
+		if u.Path[0] != '/' {
+			u.Path = "/" + u.Path // C:/… on Windows
+		}
+		runtime.BrowserOpenURL(wctx, u.String())
+		return nil
+	}
+	// The frontend's calls wait at the gate until the library is open (OnStartup).
+	opened := a.gate.Switch()
+	a.openFiles(d.Files)
 	a.openDialog = func() ([]string, error) {
 		return runtime.OpenMultipleFilesDialog(wctx, runtime.OpenDialogOptions{
 			Title: "Add documents",
@@ -60,7 +99,7 @@ func RunDesktop(eng *engine.Engine, assets fs.FS) error {
 		WindowStartState: startState,
 		BackgroundColour: &options.RGBA{R: 250, G: 249, B: 246, A: 255},
 		AssetServer: &assetserver.Options{
-			Assets:  assets,
+			Assets:  d.Assets,
 			Handler: a.FilesHandler(),
 		},
 		// DisableWebViewDrop must stay false: on Linux (Wails 2.9.2) true removes the webview
@@ -68,8 +107,39 @@ func RunDesktop(eng *engine.Engine, assets fs.FS) error {
 		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true},
 		OnStartup: func(ctx context.Context) {
 			wctx = ctx
+			eng, err := d.Open()
+			if err != nil {
+				slog.Error("opening the library", "err", err)
+				runtime.MessageDialog(ctx, runtime.MessageDialogOptions{
+					Type: runtime.ErrorDialog, Title: "Carrel cannot open its library",
+					Message: fmt.Sprintf("%v\n\nThe log is in %s.", err, d.LogDir),
+				})
+				runtime.Quit(ctx)
+				return // the gate stays shut: no call may reach a library that is not there
+			}
+			a.eng, a.owned = eng, eng
 			a.start(ctx)
+			opened()
 		},
+		OnDomReady: func(context.Context) { a.windowReady() },
+		SingleInstanceLock: &options.SingleInstanceLock{
+			UniqueId: SingleInstanceID,
+			OnSecondInstanceLaunch: func(s options.SecondInstanceData) {
+				files := d.FilesFrom(s.Args, s.WorkingDirectory)
+				slog.Info("a second launch handed over its files", "args", s.Args, "files", files)
+				runtime.WindowUnminimise(wctx)
+				runtime.WindowShow(wctx)
+				a.openFiles(files)
+			},
+		},
+		// macOS gives files opened from Finder (or dropped on the Dock icon) as events.
+		Mac: &mac.Options{OnFileOpen: func(path string) { a.openFiles([]string{path}) }},
+		// The window's WM_CLASS matches the desktop entry (carrel.desktop), so that docks
+		// and panels show its icon and group it under the launcher.
+		Linux:              &linux.Options{ProgramName: "carrel"},
+		Logger:             wailsLogger{},
+		LogLevel:           logger.INFO,
+		LogLevelProduction: logger.WARNING,
 		OnBeforeClose: func(ctx context.Context) bool {
 			w := windowState{Maximised: runtime.WindowIsMaximised(ctx)}
 			if w.Maximised {
@@ -86,3 +156,14 @@ func RunDesktop(eng *engine.Engine, assets fs.FS) error {
 		Bind:       bind,
 	})
 }
+
+// wailsLogger sends Wails' own messages to slog, and so to the log file.
+type wailsLogger struct{}
+
+func (wailsLogger) Print(m string)   { slog.Info(m, "from", "wails") }
+func (wailsLogger) Trace(m string)   { slog.Debug(m, "from", "wails") }
+func (wailsLogger) Debug(m string)   { slog.Debug(m, "from", "wails") }
+func (wailsLogger) Info(m string)    { slog.Info(m, "from", "wails") }
+func (wailsLogger) Warning(m string) { slog.Warn(m, "from", "wails") }
+func (wailsLogger) Error(m string)   { slog.Error(m, "from", "wails") }
+func (wailsLogger) Fatal(m string)   { slog.Error(m, "from", "wails"); os.Exit(1) }

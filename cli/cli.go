@@ -18,8 +18,10 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -34,17 +36,29 @@ import (
 // ErrNoCommand means no subcommand was given: the caller opens the desktop window.
 var ErrNoCommand = errors.New("no command")
 
+// OpenFiles is returned (and matches ErrNoCommand) when the arguments are files or folders
+// rather than a command: `carrel FILE...`, as a file manager's "Open with" runs it. The
+// desktop window opens and adds them.
+type OpenFiles struct {
+	Paths []string // absolute
+}
+
+func (o *OpenFiles) Error() string        { return "no command: open " + strings.Join(o.Paths, ", ") }
+func (o *OpenFiles) Is(target error) bool { return target == ErrNoCommand }
+
 // Env is what a command runs with.
 type Env struct {
 	Stdout, Stderr io.Writer
 	Stdin          io.Reader // nil: os.Stdin
 	Assets         fs.FS     // the built frontend, for serve
+	Version        string    // printed by --version
 }
 
 const usage = `Carrel: study your own documents, offline.
 
 Usage:
   carrel [flags]                      open the desktop app
+  carrel [flags] FILE...              open the desktop app and add the files (a running window takes them)
   carrel [flags] ingest PATH...       add files or folders; one JSON line per document
   carrel [flags] search [--json] [--k N] [--mode hybrid|lexical|vector] QUESTION
   carrel [flags] ask [--json] [--session ID] [--docs IDS] [--override-budget] [--fresh] QUESTION
@@ -73,6 +87,7 @@ func Parse(args []string, stderr io.Writer) (engine.Config, []string, error) {
 	provider := fsg.String("provider", "", "who answers: ollama, openai or anthropic (default from DIR/config.json, else ollama)")
 	cloudModel := fsg.String("cloud-model", "", "the OpenAI or Anthropic model (default "+engine.DefaultOpenAIModel+" / "+engine.DefaultAnthropicModel+")")
 	budget := fsg.Float64("budget", -1, "cap in US dollars on cloud spending in total (0: none; default from DIR/config.json)")
+	version := fsg.Bool("version", false, "print the version and exit")
 	fsg.Usage = func() {
 		fmt.Fprint(stderr, usage)
 		fsg.PrintDefaults()
@@ -86,6 +101,9 @@ func Parse(args []string, stderr io.Writer) (engine.Config, []string, error) {
 	}
 	if err := fsg.Parse(clean); err != nil {
 		return engine.Config{}, nil, err
+	}
+	if *version {
+		return engine.Config{}, nil, errVersion
 	}
 	cfg, err := engine.LoadConfig(*dir)
 	if err != nil {
@@ -109,11 +127,23 @@ func Parse(args []string, stderr io.Writer) (engine.Config, []string, error) {
 	return cfg, fsg.Args(), nil
 }
 
+// errVersion is Parse's answer to --version.
+var errVersion = errors.New("version asked")
+
 // Run runs one command and returns the process exit code. With no command it returns
-// ErrNoCommand and the config for the desktop app.
+// ErrNoCommand (or *OpenFiles, when the arguments are files) and the config for the
+// desktop app.
 func Run(args []string, env Env) (engine.Config, int, error) {
 	cfg, rest, err := Parse(args, env.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
+		return cfg, 0, nil
+	}
+	if errors.Is(err, errVersion) {
+		v := env.Version
+		if v == "" {
+			v = "dev"
+		}
+		fmt.Fprintln(env.Stdout, "carrel", v)
 		return cfg, 0, nil
 	}
 	if err != nil {
@@ -127,6 +157,9 @@ func Run(args []string, env Env) (engine.Config, int, error) {
 		"ingest": ingestCmd, "search": searchCmd, "ask": askCmd, "status": statusCmd, "serve": serveCmd, "sessions": sessionsCmd, "keys": keysCmd, "eval": evalCmd, "stats": statsCmd, "memory": memoryCmd, "cache": cacheCmd,
 	}[cmd]
 	if !ok {
+		if paths, ok := existingPaths(rest); ok {
+			return cfg, 0, &OpenFiles{Paths: paths}
+		}
 		return cfg, 2, fmt.Errorf("unknown command %q: use ingest, search, ask, sessions, memory, cache, keys, stats, status or serve (carrel -h for help)", cmd)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -175,6 +208,45 @@ func stopPromptly(ctx context.Context, stop context.CancelFunc, finished <-chan 
 }
 
 type usageError struct{ error }
+
+// FilesFrom picks the files and folders out of a command line given to another Carrel
+// (a second launch's arguments, handed to the running window), relative to the folder it
+// was started in. Flags are skipped with their values; a command line with a command
+// gives none.
+func FilesFrom(args []string, wd string) []string {
+	_, rest, err := Parse(args, io.Discard)
+	if err != nil || len(rest) == 0 {
+		return nil
+	}
+	for i, a := range rest {
+		if !filepath.IsAbs(a) && !strings.HasPrefix(a, "file:") {
+			rest[i] = filepath.Join(wd, a)
+		}
+	}
+	paths, _ := existingPaths(rest)
+	return paths
+}
+
+// existingPaths returns args as absolute paths when every one names an existing file or
+// folder (a command's name is never taken for a file: `carrel ./ingest` is).
+func existingPaths(args []string) ([]string, bool) {
+	out := make([]string, 0, len(args))
+	for _, a := range args {
+		// A file manager may pass file:// URIs when the desktop entry asks for %U.
+		if u, err := url.Parse(a); err == nil && u.Scheme == "file" {
+			a = u.Path
+		}
+		abs, err := filepath.Abs(a)
+		if err != nil {
+			return nil, false
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return nil, false
+		}
+		out = append(out, abs)
+	}
+	return out, len(out) > 0
+}
 
 func ingestCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) error {
 	if len(args) == 0 {

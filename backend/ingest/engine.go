@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -135,11 +136,19 @@ func (e *engine) discard(in pdfium.Pdfium) {
 
 func (e *engine) close() error { return e.pool.Close() }
 
-// The process-wide engine, started on first use.
+// The process-wide engine, started on first use. PDFium is needed only for the pages
+// our own extractor cannot read, for respacing and for OCR, so an app may never start
+// it; once started it holds a compiled module and instance memory (hundreds of MB), which
+// [SetIdleRelease] lets go of when no PDF has needed it for a while.
 var shared struct {
 	mu  sync.Mutex
 	e   *engine
 	err error
+	// holders counts the ingests using e (useEngine); e is released only at 0.
+	holders   int
+	lastUse   time.Time
+	idleAfter time.Duration // 0: never released
+	timer     *time.Timer
 }
 
 // sharedEngine returns the process-wide engine, starting it if needed. It
@@ -148,18 +157,132 @@ var shared struct {
 func sharedEngine() (*engine, error) {
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
+	return sharedEngineLocked()
+}
+
+func sharedEngineLocked() (*engine, error) {
 	if shared.e != nil || shared.err != nil {
 		return shared.e, shared.err
 	}
+	start := time.Now()
+	shared.e, shared.err = newEngine(moduleCacheDir(), runtime.NumCPU())
+	if shared.e != nil {
+		slog.Info("ingest: PDFium started", "took", time.Since(start).Round(time.Millisecond), "instances", shared.e.size)
+	}
+	return shared.e, shared.err
+}
+
+// useEngine returns the process-wide engine, starting it if needed, and keeps it from
+// being released for idleness until done is called.
+func useEngine() (e *engine, done func(), err error) {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	e, err = sharedEngineLocked()
+	if err != nil {
+		return nil, func() {}, err
+	}
+	shared.holders++
+	var once sync.Once
+	return e, func() { once.Do(doneUsing) }, nil
+}
+
+func doneUsing() {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	shared.holders--
+	shared.lastUse = time.Now()
+	if shared.holders > 0 || shared.idleAfter <= 0 {
+		return
+	}
+	if shared.timer == nil {
+		shared.timer = time.AfterFunc(shared.idleAfter, releaseIfIdle)
+	} else {
+		shared.timer.Reset(shared.idleAfter)
+	}
+}
+
+// SetIdleRelease makes the PDFium engine stop, freeing its memory, once no PDF has
+// used it for d (0, the default, keeps it until [Shutdown]). The next PDF that needs it
+// starts it again from the compilation cache (see [PrepareCache]).
+func SetIdleRelease(d time.Duration) {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	shared.idleAfter = d
+}
+
+func releaseIfIdle() {
+	shared.mu.Lock()
+	e := shared.e
+	if e == nil || shared.holders > 0 || shared.idleAfter <= 0 || time.Since(shared.lastUse) < shared.idleAfter {
+		shared.mu.Unlock()
+		return
+	}
+	shared.e = nil
+	shared.mu.Unlock()
+	if err := e.close(); err != nil {
+		slog.Warn("ingest: stopping the idle PDF engine", "err", err)
+	}
+	freeMemory()
+	slog.Info("ingest: PDFium released after being idle", "idle", shared.idleAfter)
+}
+
+// freeMemory hands the engine's freed heap back to the OS now rather than over the
+// next minutes, so that the app's footprint drops when the engine goes.
+func freeMemory() { debug.FreeOSMemory() }
+
+// moduleCacheDir is where wazero keeps compiled PDFium: [CacheDir]/wazero, or "".
+func moduleCacheDir() string {
 	dir := CacheDir()
 	if dir != "" {
 		dir = filepath.Join(dir, "wazero")
 	}
-	shared.e, shared.err = newEngine(dir, runtime.NumCPU())
-	if shared.e != nil {
-		slog.Debug("ingest: PDFium started", "took", shared.e.startup, "instances", shared.e.size, "cache", dir)
+	return dir
+}
+
+// PrepareCache compiles PDFium into the compilation cache when the cache holds no
+// compiled module yet, then frees it all again. Compiling takes seconds and loading from
+// the cache well under one, so an app calls this in the background after launch: the
+// first PDF that needs PDFium starts quickly, and an app that never meets one keeps no
+// PDFium in memory. It reports whether it compiled.
+func PrepareCache(ctx context.Context) (bool, error) {
+	dir := moduleCacheDir()
+	if dir == "" || ctx.Err() != nil {
+		return false, ctx.Err()
 	}
-	return shared.e, shared.err
+	if cached(dir) {
+		return false, nil
+	}
+	shared.mu.Lock()
+	running := shared.e != nil
+	shared.mu.Unlock()
+	if running {
+		return false, nil // it compiled into the cache as it started
+	}
+	start := time.Now()
+	e, err := newEngine(dir, 1)
+	if err != nil {
+		return false, err
+	}
+	if err := e.close(); err != nil {
+		return true, fmt.Errorf("ingest: close the PDF engine after compiling: %w", err)
+	}
+	freeMemory()
+	slog.Info("ingest: PDFium compiled into the cache", "took", time.Since(start).Round(time.Millisecond), "dir", dir)
+	return true, nil
+}
+
+// cached reports whether dir holds any file (wazero writes one per compiled module, in a
+// folder per wazero version).
+func cached(dir string) bool {
+	found := false
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			found = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return found
 }
 
 // CacheDir is where ingest keeps its caches (today only the compiled PDFium
@@ -200,6 +323,9 @@ func Warmup(ctx context.Context) (time.Duration, error) {
 func Shutdown() error {
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
+	if shared.timer != nil {
+		shared.timer.Stop()
+	}
 	e := shared.e
 	shared.e, shared.err = nil, nil
 	if e == nil {

@@ -81,9 +81,10 @@ func respaceFallback(ctx context.Context, mctx *model.Context, data []byte, pass
 	if len(pages) == 0 {
 		return
 	}
-	eng, err := sharedEngine()
+	eng, done, err := useEngine()
 	if err == nil {
 		err = respace(ctx, eng, data, password, texts, pages)
+		done()
 	}
 	if err != nil && ctx.Err() == nil {
 		st.warnings = append(st.warnings, "Some pages' word spacing could not be repaired ("+shortError(err)+").")
@@ -123,10 +124,11 @@ func ocrCandidates(ctx context.Context, data []byte, password string, texts []st
 		res.warnings = append(res.warnings, fmt.Sprintf("%s are scanned and have no text: %s.", pageList(candidates), what))
 		return res, nil
 	}
-	eng, err := sharedEngine()
+	eng, done, err := useEngine()
 	if err != nil {
 		return nil, err
 	}
+	defer done()
 	res, err := ocrScanned(ctx, eng, data, password, view, o)
 	for i, t := range view {
 		if t != noImage {

@@ -261,10 +261,11 @@ func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) erro
 	var res *extraction
 	var xerr error
 	if native == nil || len(native.fallback) > 0 {
-		eng, err := sharedEngine()
+		eng, done, err := useEngine()
 		if err != nil {
 			return err
 		}
+		defer done()
 		var only []int
 		if native != nil {
 			only = native.fallback

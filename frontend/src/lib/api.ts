@@ -60,6 +60,7 @@ interface WailsApp {
   SetLibraryFolder(dir: string, move: boolean): Promise<unknown>;
   RechunkLibrary(): Promise<unknown>;
   CacheStatus?(): Promise<unknown>;
+  OpenLogFolder?(): Promise<unknown>;
 }
 
 /** The part of the Wails v2.9 JS runtime we use (wrapper/runtime.d.ts). */
@@ -294,6 +295,12 @@ export async function chooseLibraryFolder(): Promise<string> {
 export const setLibraryFolder = async (dir: string, move: boolean): Promise<LibraryFolder> =>
   parse.libraryFolder(await call('SetLibraryFolder', dir, move));
 
+/** Shows the log file's folder in the system's file manager (desktop); returns its path. */
+export async function openLogFolder(): Promise<string> {
+  const v = await call('OpenLogFolder');
+  return typeof v === 'string' ? v : '';
+}
+
 export async function cancel(askID: string): Promise<void> {
   await call('Cancel', askID);
 }
@@ -348,6 +355,7 @@ const parsers: { [K in EventName]: (v: unknown) => EventMap[K] } = {
   'session:changed': parse.sessionEvent,
   'meter:changed': parse.meter,
   'library:switched': parse.libraryFolder,
+  'document:open': parse.document,
   'watch:synced': (v: unknown): WatchSynced => {
     const o = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
     const strs = (x: unknown) => (Array.isArray(x) ? x.filter((s): s is string => typeof s === 'string') : []);

@@ -243,6 +243,8 @@ export type EventMap = {
   'meter:changed': Meter;
   'library:switched': LibraryFolder;
   'memory:changed': MemorySettings;
+  /** A document given to Carrel from outside (Open with, a second launch), to show. */
+  'document:open': Document;
 };
 
 export type EventName = keyof EventMap;
@@ -260,6 +262,7 @@ export const EVENT_NAMES: EventName[] = [
   'meter:changed',
   'library:switched',
   'memory:changed',
+  'document:open',
 ];
 
 export type AnswerEvent =

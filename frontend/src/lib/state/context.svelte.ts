@@ -4,6 +4,7 @@ import { getContext, setContext } from 'svelte';
 import * as api from '../api';
 import type { LibraryFolder } from '../types';
 import { closePdf } from '../pdf';
+import { displayTitle } from '../library';
 import type { Action } from '../shortcuts';
 import { ChatState } from './chat.svelte';
 import { LibraryState } from './library.svelte';
@@ -129,6 +130,9 @@ export class AppState {
       this.stats.connect(),
       this.theme.connect(),
       api.on('library:switched', this.#switched),
+      api.on('document:open', (d) =>
+        this.viewer.show({ docID: d.id, title: displayTitle(d), path: d.path, kind: d.kind, page: 1, passage: '' }),
+      ),
       this.status.connect(() => {
         void this.library.refresh();
         void this.sessions.refresh();

@@ -1,0 +1,110 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/carrel-app/carrel/backend/engine"
+)
+
+type openRecorder struct {
+	mu     sync.Mutex
+	opened []Document
+	ready  map[string]bool
+}
+
+func (r *openRecorder) Emit(name string, data any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch name {
+	case EventDocumentOpen:
+		r.opened = append(r.opened, data.(Document))
+	case EventLibraryChanged:
+		if d := data.(Document); d.Status == "ready" {
+			r.ready[d.Path] = true
+		}
+	}
+}
+
+func (r *openRecorder) get() ([]Document, map[string]bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ready := map[string]bool{}
+	for k, v := range r.ready {
+		ready[k] = v
+	}
+	return append([]Document(nil), r.opened...), ready
+}
+
+// verifies files given from outside (carrel FILE..., a second launch): given before the
+// window is ready they wait for it; then each file is added and its document opened once
+// read, a file already in the library is opened again, and a folder's files are added but
+// not opened.
+func TestOpenFiles(t *testing.T) {
+	lib, dir := t.TempDir(), t.TempDir()
+	eng, err := engine.Open(engine.Config{Dir: lib, OllamaHost: "127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	rec := &openRecorder{ready: map[string]bool{}}
+	a := New(eng, rec)
+	a.start(context.Background())
+	defer a.stop()
+
+	note := filepath.Join(dir, "note.md")
+	os.WriteFile(note, []byte("# Mitochondria\n\nThe mitochondrion makes ATP for the cell.\n"), 0o644)
+	a.openFiles([]string{note})
+	if d, err := a.ListDocuments(); err != nil || len(d) != 0 {
+		t.Fatalf("a file was added before the window was ready: %+v %v", d, err)
+	}
+	a.windowReady()
+	eventually(t, "the note opened", func() bool { o, _ := rec.get(); return len(o) == 1 })
+	if o, _ := rec.get(); o[0].Path != note || o[0].Title != "Mitochondria" || o[0].Status != "ready" {
+		t.Fatalf("opened %+v", o[0])
+	}
+
+	// Given again (a second "Open with"): the same document is opened, not added twice.
+	a.openFiles([]string{note})
+	eventually(t, "the note opened again", func() bool { o, _ := rec.get(); return len(o) == 2 })
+	if o, _ := rec.get(); o[1].ID != o[0].ID {
+		t.Fatalf("reopened %q, first %q", o[1].ID, o[0].ID)
+	}
+
+	// A folder: its files are added, none opened.
+	sub := filepath.Join(dir, "notes")
+	os.Mkdir(sub, 0o755)
+	inner := filepath.Join(sub, "ribosome.txt")
+	os.WriteFile(inner, []byte("Ribosomes make proteins from messenger RNA.\n"), 0o644)
+	a.openFiles([]string{sub})
+	eventually(t, "the folder's file read", func() bool { _, r := rec.get(); return r[inner] })
+	if o, _ := rec.get(); len(o) != 2 {
+		t.Fatalf("a folder's file was opened: %+v", o[2:])
+	}
+	docs, err := a.ListDocuments()
+	if err != nil || len(docs) != 2 {
+		t.Fatalf("library holds %d documents (%v), want 2", len(docs), err)
+	}
+}
+
+// verifies OpenLogFolder: it makes the folder, shows it through the opener and returns
+// it; without a log file it says where the log goes instead.
+func TestOpenLogFolder(t *testing.T) {
+	a := New(nil, newHub())
+	if _, err := a.OpenLogFolder(); err == nil {
+		t.Fatal("no error without a log folder")
+	}
+	a.logDir = filepath.Join(t.TempDir(), "state", "carrel")
+	var shown string
+	a.openFolder = func(dir string) error { shown = dir; return nil }
+	got, err := a.OpenLogFolder()
+	if err != nil || got != a.logDir || shown != a.logDir {
+		t.Fatalf("OpenLogFolder = %q, %v; shown %q", got, err, shown)
+	}
+	if st, err := os.Stat(a.logDir); err != nil || !st.IsDir() {
+		t.Fatalf("log folder not made: %v", err)
+	}
+}
