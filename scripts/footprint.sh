@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Footprint of the desktop app on an empty library, under Xvfb, no Ollama: how long the
+# window takes to map after launch, and the memory (PSS, from /proc/PID/smaps_rollup) of
+# Carrel and its WebKit helper processes once idle; plus the CLI's peak RSS for `status`.
+# Each figure is the median of RUNS launches (default 3), each with a fresh home and
+# library; the compiled-PDFium cache is kept between them, as on a user's machine after
+# the first start. Usage: footprint.sh BINARY [RUNS] [IDLE_SECONDS]
+set -euo pipefail
+bin=$(realpath "${1:-build/bin/carrel}")
+runs=${2:-3}
+idle=${3:-20}
+work=$(mktemp -d)
+app_pid="" xvfb_pid=""
+cleanup() {
+  [ -n "$app_pid" ] && kill "$app_pid" 2>/dev/null || true
+  [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+for _ in $(seq 50); do n=$((90 + RANDOM % 400)); [ -e /tmp/.X$n-lock ] || [ -e /tmp/.X11-unix/X$n ] || break; done
+export DISPLAY=:$n
+Xvfb "$DISPLAY" -screen 0 1280x820x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
+xvfb_pid=$!
+for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
+export CARREL_CACHE_DIR=${CARREL_CACHE_DIR:-$HOME/.cache/carrel-footprint}
+export OLLAMA_HOST=127.0.0.1:9 GTK_THEME=Adwaita
+unset DBUS_SESSION_BUS_ADDRESS
+
+# descendants PID: PID and every process below it (WebKit's web and network processes).
+descendants() {
+  local p
+  echo "$1"
+  for p in $(ps -o pid= --ppid "$1"); do descendants "$p"; done
+}
+# kb FIELD PID: a field of smaps_rollup in kB (0 for a process gone meanwhile).
+kb() { awk -v f="$1:" '$1 == f { print $2; found = 1 } END { if (!found) print 0 }' "/proc/$2/smaps_rollup" 2>/dev/null || echo 0; }
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+maps=() totals=() apps=() anons=() helpers=()
+for r in $(seq "$runs"); do
+  home=$work/home$r
+  mkdir -p "$home"
+  start=$(date +%s%N)
+  HOME=$home XDG_CONFIG_HOME=$home/.config XDG_STATE_HOME=$home/.local/state \
+    "$bin" --library "$home/library" >"$work/app$r.log" 2>&1 &
+  app_pid=$!
+  mapped=""
+  for _ in $(seq 1500); do
+    if xdotool search --onlyvisible --name '^Carrel$' >/dev/null 2>&1; then mapped=$(date +%s%N); break; fi
+    kill -0 "$app_pid" 2>/dev/null || { cat "$work/app$r.log" >&2; echo "FAIL: the app exited" >&2; exit 1; }
+    sleep 0.01
+  done
+  [ -n "$mapped" ] || { echo "FAIL: no window in 15 s" >&2; exit 1; }
+  map_s=$(awk -v a="$start" -v b="$mapped" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+  sleep "$idle"
+  total=0 app=0 anon=0
+  for p in $(descendants "$app_pid"); do
+    pss=$(kb Pss "$p")
+    total=$((total + pss))
+    if [ "$p" = "$app_pid" ]; then app=$pss; anon=$(kb Pss_Anon "$p"); fi
+  done
+  mb() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
+  echo "run $r: window mapped after ${map_s} s; idle PSS $(mb $total) MB (Carrel $(mb $app) MB, of which anonymous $(mb $anon) MB; WebKit helpers $(mb $((total - app))) MB)"
+  maps+=("$map_s") totals+=("$(mb $total)") apps+=("$(mb $app)") anons+=("$(mb $anon)") helpers+=("$(mb $((total - app)))")
+  kill "$app_pid"
+  wait "$app_pid" 2>/dev/null || true
+  app_pid=""
+done
+
+# The CLI: peak resident memory of `carrel status` on the same kind of library.
+HOME=$work/home1 /usr/bin/time -o "$work/cli.time" -f '%M' "$bin" --library "$work/home1/library" status >/dev/null 2>&1 || true
+cli_kb=$(tail -1 "$work/cli.time")
+echo "footprint window_s=$(printf '%s\n' "${maps[@]}" | median) idle_pss_mb=$(printf '%s\n' "${totals[@]}" | median)" \
+  "app_pss_mb=$(printf '%s\n' "${apps[@]}" | median) app_anon_mb=$(printf '%s\n' "${anons[@]}" | median)" \
+  "helpers_pss_mb=$(printf '%s\n' "${helpers[@]}" | median) cli_status_rss_mb=$((cli_kb / 1024)) (median of $runs, idle ${idle} s)"
