@@ -135,8 +135,10 @@ func RunDesktop(d Desktop) error {
 		// macOS gives files opened from Finder (or dropped on the Dock icon) as events.
 		Mac: &mac.Options{OnFileOpen: func(path string) { a.openFiles([]string{path}) }},
 		// The window's WM_CLASS matches the desktop entry (carrel.desktop), so that docks
-		// and panels show its icon and group it under the launcher.
-		Linux:              &linux.Options{ProgramName: "carrel"},
+		// and panels show its icon and group it under the launcher. The GPU policy must be
+		// set with it: a zero Options means "always", whose GL compositing cost the web
+		// process 90 MB more here (nil Options means "never", Wails issue 2977).
+		Linux:              &linux.Options{ProgramName: "carrel", WebviewGpuPolicy: linux.WebviewGpuPolicyNever},
 		Logger:             wailsLogger{},
 		LogLevel:           logger.INFO,
 		LogLevelProduction: logger.WARNING,

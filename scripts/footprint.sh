@@ -3,8 +3,10 @@
 # window takes to map after launch, and the memory (PSS, from /proc/PID/smaps_rollup) of
 # Carrel and its WebKit helper processes once idle; plus the CLI's peak RSS for `status`.
 # Each figure is the median of RUNS launches (default 3), each with a fresh home and
-# library; the compiled-PDFium cache is kept between them, as on a user's machine after
-# the first start. Usage: footprint.sh BINARY [RUNS] [IDLE_SECONDS]
+# library. CACHE=warm (the default) keeps the compiled-PDFium cache between them, as on a
+# user's machine after the first start; CACHE=cold gives each launch an empty one, as at
+# the very first start (give it IDLE_SECONDS for compiling, ~15 s on a calm machine).
+# Usage: [CACHE=warm|cold] footprint.sh BINARY [RUNS] [IDLE_SECONDS]
 set -euo pipefail
 bin=$(realpath "${1:-build/bin/carrel}")
 runs=${2:-3}
@@ -24,7 +26,8 @@ export DISPLAY=:$n
 Xvfb "$DISPLAY" -screen 0 1280x820x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
 xvfb_pid=$!
 for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
-export CARREL_CACHE_DIR=${CARREL_CACHE_DIR:-$HOME/.cache/carrel-footprint}
+cache=${CACHE:-warm}
+warm_cache=${CARREL_CACHE_DIR:-$HOME/.cache/carrel-footprint}
 export OLLAMA_HOST=127.0.0.1:9 GTK_THEME=Adwaita
 unset DBUS_SESSION_BUS_ADDRESS
 
@@ -42,6 +45,7 @@ maps=() totals=() apps=() anons=() helpers=()
 for r in $(seq "$runs"); do
   home=$work/home$r
   mkdir -p "$home"
+  if [ "$cache" = cold ]; then export CARREL_CACHE_DIR=$home/.cache/carrel; else export CARREL_CACHE_DIR=$warm_cache; fi
   start=$(date +%s%N)
   HOME=$home XDG_CONFIG_HOME=$home/.config XDG_STATE_HOME=$home/.local/state \
     "$bin" --library "$home/library" >"$work/app$r.log" 2>&1 &
@@ -74,4 +78,4 @@ HOME=$work/home1 /usr/bin/time -o "$work/cli.time" -f '%M' "$bin" --library "$wo
 cli_kb=$(tail -1 "$work/cli.time")
 echo "footprint window_s=$(printf '%s\n' "${maps[@]}" | median) idle_pss_mb=$(printf '%s\n' "${totals[@]}" | median)" \
   "app_pss_mb=$(printf '%s\n' "${apps[@]}" | median) app_anon_mb=$(printf '%s\n' "${anons[@]}" | median)" \
-  "helpers_pss_mb=$(printf '%s\n' "${helpers[@]}" | median) cli_status_rss_mb=$((cli_kb / 1024)) (median of $runs, idle ${idle} s)"
+  "helpers_pss_mb=$(printf '%s\n' "${helpers[@]}" | median) cli_status_rss_mb=$((cli_kb / 1024)) (median of $runs, idle ${idle} s, $cache PDFium cache)"

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
@@ -30,8 +29,10 @@ var pdfcpuOnce sync.Once
 // pdfcpuConfig returns a relaxed configuration. pdfcpu's config directory
 // is switched off once per process: it would write a config.yml under the
 // user's config directory, and only stamping needs the user fonts it holds.
+// (What api.DisableConfigDir does; importing pdfcpu's api package would link its form
+// filling and a 2.2 MB East Asian width table that reading never uses.)
 func pdfcpuConfig(password string) *model.Configuration {
-	pdfcpuOnce.Do(api.DisableConfigDir)
+	pdfcpuOnce.Do(func() { model.ConfigPath = "disable" })
 	conf := model.NewDefaultConfiguration()
 	conf.ValidationMode = model.ValidationRelaxed
 	conf.UserPW = password

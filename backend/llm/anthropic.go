@@ -2,124 +2,184 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"strings"
 	"time"
-
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
 )
 
-// Anthropic answers with Anthropic's models (Claude) through the official SDK.
+const (
+	// anthropicBase is Anthropic's API; CloudOptions.BaseURL replaces it.
+	anthropicBase = "https://api.anthropic.com"
+	// anthropicVersion is the API version the requests and events below follow.
+	anthropicVersion = "2023-06-01"
+)
+
+// Anthropic answers with Anthropic's models (Claude) through the Messages API, streamed
+// (stream.go).
 type Anthropic struct {
-	client anthropic.Client
+	client cloudClient
+	base   string
 }
 
 var _ Provider = (*Anthropic)(nil)
 
 // NewAnthropic returns a client of Anthropic's API.
 func NewAnthropic(opt CloudOptions) *Anthropic {
-	opts := []option.RequestOption{option.WithAPIKey(opt.APIKey)}
-	if opt.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(opt.BaseURL))
+	base := opt.BaseURL
+	if base == "" {
+		base = anthropicBase
 	}
-	if opt.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(opt.HTTPClient))
-	}
-	if opt.MaxRetries >= 0 {
-		opts = append(opts, option.WithMaxRetries(opt.MaxRetries))
-	}
-	return &Anthropic{client: anthropic.NewClient(opts...)}
+	h := http.Header{}
+	h.Set("X-Api-Key", opt.APIKey)
+	h.Set("Anthropic-Version", anthropicVersion)
+	return &Anthropic{client: newCloudClient(opt, h), base: base}
 }
 
 // Name returns "anthropic".
 func (a *Anthropic) Name() string { return "anthropic" }
 
+type anthropicText struct {
+	Type string `json:"type"` // "text"
+	Text string `json:"text"`
+}
+
+type anthropicMessage struct {
+	Role    string          `json:"role"`
+	Content []anthropicText `json:"content"`
+}
+
+type anthropicRequest struct {
+	Model     string             `json:"model"`
+	MaxTokens int                `json:"max_tokens"`
+	System    []anthropicText    `json:"system,omitempty"`
+	Messages  []anthropicMessage `json:"messages"`
+	Stream    bool               `json:"stream"`
+}
+
+// anthropicUsage is the usage of message_start (all fields) and message_delta
+// (cumulative; input fields only when the server updates them).
+type anthropicUsage struct {
+	InputTokens              *int `json:"input_tokens"`
+	OutputTokens             int  `json:"output_tokens"`
+	CacheReadInputTokens     int  `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens int  `json:"cache_creation_input_tokens"`
+}
+
+// anthropicEvent is one event of the stream (the fields Carrel reads).
+type anthropicEvent struct {
+	Type    string `json:"type"`
+	Message struct {
+		Usage anthropicUsage `json:"usage"`
+	} `json:"message"`
+	Delta struct {
+		Type       string `json:"type"`
+		Text       string `json:"text"`
+		StopReason string `json:"stop_reason"`
+	} `json:"delta"`
+	Usage anthropicUsage `json:"usage"`
+	Error struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
 // Chat streams a message. Usage comes from message_start (input and cache tokens) and
 // message_delta (output tokens); an error event mid-stream (overloaded) ends it.
 func (a *Anthropic) Chat(ctx context.Context, req ChatRequest, fn func(Delta) error) (*Usage, error) {
-	maxTokens := req.MaxTokens
-	if maxTokens <= 0 {
-		maxTokens = 1024 // required by the API
+	body := anthropicRequest{Model: req.Model, MaxTokens: req.MaxTokens, Stream: true}
+	if body.MaxTokens <= 0 {
+		body.MaxTokens = 1024 // required by the API
 	}
-	params := anthropic.MessageNewParams{Model: anthropic.Model(req.Model), MaxTokens: int64(maxTokens)}
 	var system []string
 	for _, m := range req.Messages {
 		switch m.Role {
 		case "system":
 			system = append(system, m.Content)
 		case "assistant":
-			params.Messages = append(params.Messages, anthropic.NewAssistantMessage(anthropic.NewTextBlock(m.Content)))
+			body.Messages = append(body.Messages, anthropicMessage{Role: "assistant", Content: []anthropicText{{"text", m.Content}}})
 		default:
-			params.Messages = append(params.Messages, anthropic.NewUserMessage(anthropic.NewTextBlock(m.Content)))
+			body.Messages = append(body.Messages, anthropicMessage{Role: "user", Content: []anthropicText{{"text", m.Content}}})
 		}
 	}
 	if len(system) > 0 {
-		params.System = []anthropic.TextBlockParam{{Text: strings.Join(system, "\n\n")}}
+		body.System = []anthropicText{{"text", strings.Join(system, "\n\n")}}
 	}
 	began := time.Now()
-	stream := a.client.Messages.NewStreaming(ctx, params)
-	defer stream.Close()
 	usage := &Usage{}
-	var input, cacheRead, cacheWrite int64
+	var input, cacheRead, cacheWrite int
 	finished := false
-	for stream.Next() {
-		ev := stream.Current()
-		switch ev.Type {
-		case "message_start":
-			u := ev.Message.Usage
-			input, cacheRead, cacheWrite = u.InputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens
-			usage.CompletionTokens = int(u.OutputTokens)
-		case "content_block_delta":
-			if ev.Delta.Type == "text_delta" && ev.Delta.Text != "" {
-				if usage.FirstToken == 0 {
-					usage.FirstToken = time.Since(began)
+	var cbErr error
+	r, err := a.client.stream(ctx, joinURL(a.base, "v1/messages"), body)
+	if err == nil {
+		err = readEvents(r, func(sse sseEvent) (bool, error) {
+			var ev anthropicEvent
+			if err := json.Unmarshal(sse.data, &ev); err != nil {
+				return false, fmt.Errorf("read the stream: %w", err)
+			}
+			switch ev.Type {
+			case "message_start":
+				u := ev.Message.Usage
+				if u.InputTokens != nil {
+					input = *u.InputTokens
 				}
-				if fn != nil {
-					if err := fn(Delta{Text: ev.Delta.Text}); err != nil {
-						return nil, err
+				cacheRead, cacheWrite = u.CacheReadInputTokens, u.CacheCreationInputTokens
+				usage.CompletionTokens = u.OutputTokens
+			case "content_block_delta":
+				if ev.Delta.Type == "text_delta" && ev.Delta.Text != "" {
+					if usage.FirstToken == 0 {
+						usage.FirstToken = time.Since(began)
+					}
+					if fn != nil {
+						if cbErr = fn(Delta{Text: ev.Delta.Text}); cbErr != nil {
+							return false, cbErr
+						}
 					}
 				}
+			case "message_delta":
+				// Cumulative counts; input fields are present when the server updates them.
+				usage.CompletionTokens = ev.Usage.OutputTokens
+				if ev.Usage.InputTokens != nil && *ev.Usage.InputTokens > 0 {
+					input = *ev.Usage.InputTokens
+				}
+				if ev.Usage.CacheReadInputTokens > 0 {
+					cacheRead = ev.Usage.CacheReadInputTokens
+				}
+				if ev.Usage.CacheCreationInputTokens > 0 {
+					cacheWrite = ev.Usage.CacheCreationInputTokens
+				}
+				if ev.Delta.StopReason != "" {
+					usage.DoneReason = ev.Delta.StopReason
+				}
+			case "message_stop":
+				finished = true
+				return true, nil
+			case "error":
+				return false, &httpError{kind: ev.Error.Type, message: ev.Error.Message}
 			}
-		case "message_delta":
-			// Cumulative counts; input fields are present when the server updates them.
-			usage.CompletionTokens = int(ev.Usage.OutputTokens)
-			if ev.Usage.JSON.InputTokens.Valid() && ev.Usage.InputTokens > 0 {
-				input = ev.Usage.InputTokens
-			}
-			if ev.Usage.CacheReadInputTokens > 0 {
-				cacheRead = ev.Usage.CacheReadInputTokens
-			}
-			if ev.Usage.CacheCreationInputTokens > 0 {
-				cacheWrite = ev.Usage.CacheCreationInputTokens
-			}
-			if ev.Delta.StopReason != "" {
-				usage.DoneReason = string(ev.Delta.StopReason)
-			}
-		case "message_stop":
-			finished = true
-		}
+			return false, nil
+		})
+		r.Close()
+	}
+	if cbErr != nil {
+		return nil, cbErr
 	}
 	usage.Duration = time.Since(began)
 	// Anthropic counts cache reads and writes apart from input_tokens; Usage counts
 	// every prompt token in PromptTokens.
-	usage.PromptTokens = int(input + cacheRead + cacheWrite)
-	usage.CachedTokens, usage.CacheWriteTokens = int(cacheRead), int(cacheWrite)
+	usage.PromptTokens = input + cacheRead + cacheWrite
+	usage.CachedTokens, usage.CacheWriteTokens = cacheRead, cacheWrite
 	if usage.DoneReason == "end_turn" || usage.DoneReason == "stop_sequence" {
 		usage.DoneReason = "stop"
 	} else if usage.DoneReason == "max_tokens" {
 		usage.DoneReason = "length"
 	}
-	if err := streamEnd(ctx, a.Name(), req.Model, stream.Err(), finished, func(err error) error {
-		var apiErr *anthropic.Error
-		if errors.As(err, &apiErr) {
-			return apiError{provider: "Anthropic", model: req.Model, status: apiErr.StatusCode, kind: string(apiErr.Type()), message: apiErr.Message}.err(err)
-		}
-		// An error event the SDK could not decode into an API error.
-		for _, kind := range []string{"overloaded_error", "rate_limit_error", "authentication_error", "api_error"} {
-			if strings.Contains(err.Error(), `"`+kind+`"`) {
-				return apiError{provider: "Anthropic", model: req.Model, kind: kind}.err(err)
-			}
+	if err := streamEnd(ctx, a.Name(), req.Model, err, finished, func(err error) error {
+		var he *httpError
+		if errors.As(err, &he) {
+			return he.classify("Anthropic", req.Model, err)
 		}
 		return nil
 	}); err != nil {

@@ -51,7 +51,7 @@ func (e apiError) err(cause error) error {
 		sentinel, hint = ErrBadKey, "check the "+e.provider+" API key in Settings"
 	case e.status == http.StatusTooManyRequests || e.kind == "rate_limit_error":
 		sentinel, hint = ErrRateLimited, "wait a moment and ask again, or check the account's limits and credit"
-	case e.status == 529 || e.status >= 500 || e.kind == "overloaded_error" || e.kind == "api_error":
+	case e.status == 529 || e.status >= 500 || e.kind == "overloaded_error" || e.kind == "api_error" || e.kind == "server_error":
 		sentinel, hint = ErrOverloaded, "try again shortly, or answer with the local model"
 	case e.status == http.StatusNotFound:
 		sentinel, hint = ErrModelNotFound, "choose another "+e.provider+" model"

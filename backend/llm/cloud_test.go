@@ -69,7 +69,7 @@ data: [DONE]
 
 `
 
-// verifies GPT answers through the official SDK against a server speaking OpenAI's
+// verifies GPT answers against a server speaking OpenAI's
 // streaming wire format: text arrives in pieces, usage (cached tokens too) is read from
 // the final chunk, the request asks for usage and carries the key and the token cap.
 func TestOpenAIStream(t *testing.T) {
@@ -127,7 +127,7 @@ data: {"type":"message_stop"}
 
 `
 
-// verifies Claude answers through the official SDK against a server speaking Anthropic's
+// verifies Claude answers against a server speaking Anthropic's
 // streaming wire format: usage adds cache reads and writes to the prompt tokens, the stop
 // reason is normalised, the system prompt goes in "system" and the key in a header.
 func TestAnthropicStream(t *testing.T) {
@@ -221,5 +221,79 @@ func TestPriceOf(t *testing.T) {
 	}
 	if c := (Price{Input: 1, Output: 2}).Cost(Usage{PromptTokens: 1e6, CachedTokens: 5e5, CompletionTokens: 1e6}); c != 3 {
 		t.Fatalf("cached tokens without a cached price cost %v, want 3", c)
+	}
+}
+
+// verifies retries: a refusal worth retrying (429 with retry-after-ms) is sent again and
+// the answer still streams; with retries off, or when the server says x-should-retry:
+// false, the first refusal is the answer.
+func TestCloudRetry(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		retries     int
+		shouldRetry string
+		wantCalls   int
+		wantErr     error
+	}{
+		{"default retries", -1, "", 2, nil},
+		{"retries off", 0, "", 1, ErrRateLimited},
+		{"server says no", -1, "false", 1, ErrRateLimited},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			calls := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				calls++
+				if calls == 1 {
+					w.Header().Set("Retry-After-Ms", "20")
+					if c.shouldRetry != "" {
+						w.Header().Set("X-Should-Retry", c.shouldRetry)
+					}
+					w.WriteHeader(http.StatusTooManyRequests)
+					io.WriteString(w, `{"error":{"message":"Rate limit reached","type":"tokens","code":"rate_limit_exceeded"}}`)
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, openaiStream)
+			}))
+			defer srv.Close()
+			text, _, err := collect(t, NewOpenAI(CloudOptions{APIKey: "k", BaseURL: srv.URL, MaxRetries: c.retries}), "gpt-4.1-mini")
+			if calls != c.wantCalls || !errors.Is(err, c.wantErr) || (c.wantErr == nil && text != "To live deliberately [1].") {
+				t.Fatalf("%d calls, %q, %v; want %d calls, %v", calls, text, err, c.wantCalls, c.wantErr)
+			}
+		})
+	}
+}
+
+// verifies that an error from the caller's callback (the user stopped the answer) ends
+// the stream at once and is what Chat returns, for both providers.
+func TestCloudCallbackStops(t *testing.T) {
+	stop := errors.New("stopped by the user")
+	for _, p := range []struct {
+		name string
+		new  func(url string) Provider
+		body string
+	}{
+		{"openai", func(u string) Provider { return NewOpenAI(CloudOptions{APIKey: "k", BaseURL: u}) }, openaiStream},
+		{"anthropic", func(u string) Provider { return NewAnthropic(CloudOptions{APIKey: "k", BaseURL: u}) }, anthropicStream},
+	} {
+		srv := newSSEServer(t, 200, p.body)
+		pieces := 0
+		u, err := p.new(srv.URL).Chat(context.Background(), ChatRequest{Model: "m", Messages: []Message{{Role: "user", Content: "q"}}},
+			func(Delta) error { pieces++; return stop })
+		if !errors.Is(err, stop) || u != nil || pieces != 1 {
+			t.Errorf("%s: %d pieces, %v, %v; want 1 piece and the callback's error", p.name, pieces, u, err)
+		}
+	}
+}
+
+// verifies an OpenAI error sent inside the stream (after a 200) is classified like an
+// HTTP one.
+func TestOpenAIErrorInStream(t *testing.T) {
+	body := strings.Split(openaiStream, "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1764460800,\"model\":\"gpt-4.1-mini-2025-04-14\",\"service_tier\":\"default\",\"system_fingerprint\":\"fp_1\",\"choices\":[{\"index\":0,\"delta\":{},")[0] +
+		"data: {\"error\":{\"message\":\"The server had an error while processing your request.\",\"type\":\"server_error\"}}\n\n"
+	srv := newSSEServer(t, 200, body)
+	text, _, err := collect(t, NewOpenAI(CloudOptions{APIKey: "k", BaseURL: srv.URL}), "gpt-4.1-mini")
+	if text != "To live deliberately [1]." || !errors.Is(err, ErrOverloaded) || !strings.Contains(err.Error(), "server had an error") {
+		t.Fatalf("%q %v", text, err)
 	}
 }

@@ -2,96 +2,143 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 )
 
-// OpenAI answers with OpenAI's chat models (GPT) through the official SDK.
+// openAIBase is OpenAI's API; CloudOptions.BaseURL replaces it (a proxy, a test server).
+const openAIBase = "https://api.openai.com/v1"
+
+// OpenAI answers with OpenAI's chat models (GPT) through the Chat Completions API,
+// streamed (stream.go).
 type OpenAI struct {
-	client openai.Client
+	client cloudClient
+	base   string
 }
 
 var _ Provider = (*OpenAI)(nil)
 
 // NewOpenAI returns a client of OpenAI's API.
 func NewOpenAI(opt CloudOptions) *OpenAI {
-	opts := []option.RequestOption{option.WithAPIKey(opt.APIKey)}
-	if opt.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(opt.BaseURL))
+	base := opt.BaseURL
+	if base == "" {
+		base = openAIBase
 	}
-	if opt.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(opt.HTTPClient))
-	}
-	if opt.MaxRetries >= 0 {
-		opts = append(opts, option.WithMaxRetries(opt.MaxRetries))
-	}
-	return &OpenAI{client: openai.NewClient(opts...)}
+	h := http.Header{}
+	h.Set("Authorization", "Bearer "+opt.APIKey)
+	return &OpenAI{client: newCloudClient(opt, h), base: base}
 }
 
 // Name returns "openai".
 func (o *OpenAI) Name() string { return "openai" }
 
+type openAIMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type openAIRequest struct {
+	Model         string          `json:"model"`
+	Messages      []openAIMessage `json:"messages"`
+	Stream        bool            `json:"stream"`
+	StreamOptions struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	MaxCompletionTokens int      `json:"max_completion_tokens,omitempty"`
+	Temperature         *float64 `json:"temperature,omitempty"`
+}
+
+// openAIChunk is one chat.completion.chunk of the stream (the fields Carrel reads), or
+// an error the server sends in its place.
+type openAIChunk struct {
+	Choices []struct {
+		Delta struct {
+			Content string `json:"content"`
+		} `json:"delta"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens        int `json:"prompt_tokens"`
+		CompletionTokens    int `json:"completion_tokens"`
+		TotalTokens         int `json:"total_tokens"`
+		PromptTokensDetails struct {
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
+	} `json:"usage"`
+	Error *struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
 // Chat streams a chat completion; usage comes from the stream's final chunk
 // (stream_options.include_usage), cached prompt tokens included.
 func (o *OpenAI) Chat(ctx context.Context, req ChatRequest, fn func(Delta) error) (*Usage, error) {
-	params := openai.ChatCompletionNewParams{
-		Model:         req.Model,
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+	body := openAIRequest{Model: req.Model, Stream: true, Temperature: req.Temperature}
+	body.StreamOptions.IncludeUsage = true
+	if req.MaxTokens > 0 {
+		body.MaxCompletionTokens = req.MaxTokens
 	}
 	for _, m := range req.Messages {
-		switch m.Role {
-		case "system":
-			params.Messages = append(params.Messages, openai.SystemMessage(m.Content))
-		case "assistant":
-			params.Messages = append(params.Messages, openai.AssistantMessage(m.Content))
-		default:
-			params.Messages = append(params.Messages, openai.UserMessage(m.Content))
+		role := m.Role
+		if role != "system" && role != "assistant" {
+			role = "user"
 		}
-	}
-	if req.MaxTokens > 0 {
-		params.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
-	}
-	if req.Temperature != nil {
-		params.Temperature = openai.Float(*req.Temperature)
+		body.Messages = append(body.Messages, openAIMessage{Role: role, Content: m.Content})
 	}
 	began := time.Now()
-	stream := o.client.Chat.Completions.NewStreaming(ctx, params)
-	defer stream.Close()
 	usage := &Usage{}
 	finished, gotUsage := false, false
-	for stream.Next() {
-		chunk := stream.Current()
-		for _, c := range chunk.Choices {
-			if c.Delta.Content != "" {
-				if usage.FirstToken == 0 {
-					usage.FirstToken = time.Since(began)
-				}
-				if fn != nil {
-					if err := fn(Delta{Text: c.Delta.Content}); err != nil {
-						return nil, err
+	var cbErr error
+	r, err := o.client.stream(ctx, joinURL(o.base, "chat/completions"), body)
+	if err == nil {
+		err = readEvents(r, func(ev sseEvent) (bool, error) {
+			if string(ev.data) == "[DONE]" {
+				return true, nil
+			}
+			var chunk openAIChunk
+			if err := json.Unmarshal(ev.data, &chunk); err != nil {
+				return false, fmt.Errorf("read the stream: %w", err)
+			}
+			if chunk.Error != nil {
+				return false, &httpError{kind: chunk.Error.Type, message: chunk.Error.Message}
+			}
+			for _, c := range chunk.Choices {
+				if c.Delta.Content != "" {
+					if usage.FirstToken == 0 {
+						usage.FirstToken = time.Since(began)
+					}
+					if fn != nil {
+						if cbErr = fn(Delta{Text: c.Delta.Content}); cbErr != nil {
+							return false, cbErr
+						}
 					}
 				}
+				if c.FinishReason != "" {
+					finished = true
+					usage.DoneReason = c.FinishReason
+				}
 			}
-			if c.FinishReason != "" {
-				finished = true
-				usage.DoneReason = c.FinishReason
+			if u := chunk.Usage; u != nil && u.TotalTokens > 0 {
+				gotUsage = true
+				usage.PromptTokens, usage.CompletionTokens = u.PromptTokens, u.CompletionTokens
+				usage.CachedTokens = u.PromptTokensDetails.CachedTokens
 			}
-		}
-		if chunk.JSON.Usage.Valid() && chunk.Usage.TotalTokens > 0 {
-			gotUsage = true
-			usage.PromptTokens = int(chunk.Usage.PromptTokens)
-			usage.CompletionTokens = int(chunk.Usage.CompletionTokens)
-			usage.CachedTokens = int(chunk.Usage.PromptTokensDetails.CachedTokens)
-		}
+			return false, nil
+		})
+		r.Close()
+	}
+	if cbErr != nil {
+		return nil, cbErr
 	}
 	usage.Duration = time.Since(began)
-	if err := streamEnd(ctx, o.Name(), req.Model, stream.Err(), finished, func(err error) error {
-		var apiErr *openai.Error
-		if errors.As(err, &apiErr) {
-			return apiError{provider: "OpenAI", model: req.Model, status: apiErr.StatusCode, kind: apiErr.Type, message: apiErr.Message}.err(err)
+	if err := streamEnd(ctx, o.Name(), req.Model, err, finished, func(err error) error {
+		var he *httpError
+		if errors.As(err, &he) {
+			return he.classify("OpenAI", req.Model, err)
 		}
 		return nil
 	}); err != nil {
