@@ -25,6 +25,7 @@ const (
 	EventModelPull       Event = "model:pull"
 	EventWatchSynced     Event = "watch:synced"
 	EventMemoryChanged   Event = "memory:changed"
+	EventDocumentOpen    Event = "document:open"
 )
 
 // EventPayload pairs an event with a value of the type it carries (and of the other
@@ -58,6 +59,9 @@ var Events = []EventPayload{
 	{EventWatchSynced, engine.WatchSync{}, nil},
 	// The MemorySettings after memories were learnt or edited.
 	{EventMemoryChanged, MemorySettings{}, nil},
+	// A Document given to Carrel from outside (a file manager's Open with, a second
+	// launch) has been read: the frontend shows it in the viewer.
+	{EventDocumentOpen, Document{}, nil},
 }
 
 // Emitter sends an event to the frontend.

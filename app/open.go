@@ -7,11 +7,6 @@ import (
 	"github.com/carrel-app/carrel/backend/engine"
 )
 
-// EventDocumentOpen asks the frontend to show a document in the viewer: one given to
-// Carrel from outside (a file manager's "Open with", a second launch, macOS's open-file
-// event) once it is read.
-const EventDocumentOpen = "document:open"
-
 // opener holds the files given from outside until the window can show them, and the
 // paths whose documents are to be opened once read.
 type opener struct {

@@ -16,7 +16,7 @@ type openRecorder struct {
 	ready  map[string]bool
 }
 
-func (r *openRecorder) Emit(name string, data any) {
+func (r *openRecorder) Emit(name Event, data any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch name {

@@ -28,6 +28,7 @@ export interface Bridge {
   ListWatched(): Promise<WatchedFolder[]>;
   Memory(): Promise<MemorySettings>;
   Meter(): Promise<Meter>;
+  OpenLogFolder(): Promise<string>;
   PageWords(docID: string, page: number): Promise<PageWords>;
   PullModel(name: string, insecure: boolean): Promise<string>;
   RechunkLibrary(): Promise<Rechunked>;
@@ -74,6 +75,7 @@ export const BRIDGE_METHODS = [
   "ListWatched",
   "Memory",
   "Meter",
+  "OpenLogFolder",
   "PageWords",
   "PullModel",
   "RechunkLibrary",
@@ -108,6 +110,7 @@ export type BridgeEvents = {
   "model:pull": PullEvent;
   "watch:synced": WatchSync;
   "memory:changed": MemorySettings;
+  "document:open": Document;
 };
 
 export const BRIDGE_EVENTS = [
@@ -123,6 +126,7 @@ export const BRIDGE_EVENTS = [
   "model:pull",
   "watch:synced",
   "memory:changed",
+  "document:open",
 ] as const;
 
 /** The id prefix of a document event for a file that failed before it had an id. */
