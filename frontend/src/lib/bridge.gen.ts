@@ -309,6 +309,9 @@ export type Status = {
   chunks: number;
   provider: string;
   answer_model: string;
+  read_only?: boolean;
+  read_only_reason?: string;
+  notices?: string[];
 };
 
 /** github.com/carrel-app/carrel/backend/library.Stats */
@@ -528,6 +531,7 @@ export type Passage = {
   end: number;
   section: string;
   text: string;
+  strength?: Strength;
 };
 
 /** github.com/carrel-app/carrel/backend/chat.Usage */
@@ -601,6 +605,9 @@ export type Latency = {
   p95_ms: number;
   max_ms: number;
 };
+
+/** github.com/carrel-app/carrel/backend/chat.Strength */
+export type Strength = "close" | "related";
 
 /** github.com/carrel-app/carrel/backend/chat.Span */
 export type Span = {
