@@ -12,8 +12,8 @@ import (
 
 	"github.com/carrel-app/carrel/app"
 	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/logfile"
 	"github.com/carrel-app/carrel/cli"
-	"github.com/carrel-app/carrel/internal/logfile"
 )
 
 //go:embed all:frontend/dist

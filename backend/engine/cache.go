@@ -18,9 +18,9 @@ import (
 
 	"github.com/carrel-app/carrel/backend/cache"
 	"github.com/carrel-app/carrel/backend/chat"
+	"github.com/carrel-app/carrel/backend/crashpoint"
 	"github.com/carrel-app/carrel/backend/index"
 	"github.com/carrel-app/carrel/backend/library"
-	"github.com/carrel-app/carrel/internal/crashpoint"
 )
 
 // answerCache is the vector index of cached questions (DIR/cache/), beside their

@@ -8,11 +8,11 @@ import (
 	"strings"
 
 	"github.com/carrel-app/carrel/backend/chunk"
+	"github.com/carrel-app/carrel/backend/crashpoint"
 	"github.com/carrel-app/carrel/backend/index"
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/retrieve"
-	"github.com/carrel-app/carrel/internal/crashpoint"
 )
 
 // lexicalOnParents says what the lexical index holds: parents (whole passages) or their

@@ -20,11 +20,11 @@ import (
 	"time"
 
 	"github.com/carrel-app/carrel/backend/chunk"
+	"github.com/carrel-app/carrel/backend/crashpoint"
 	"github.com/carrel-app/carrel/backend/envconfig"
 	"github.com/carrel-app/carrel/backend/index"
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/library"
-	"github.com/carrel-app/carrel/internal/crashpoint"
 )
 
 // Ingest outcomes.

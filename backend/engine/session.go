@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/carrel-app/carrel/backend/chat"
+	"github.com/carrel-app/carrel/backend/crashpoint"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/llm"
-	"github.com/carrel-app/carrel/internal/crashpoint"
 )
 
 // AskOptions shape a question asked in a study session.

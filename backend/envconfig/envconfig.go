@@ -32,6 +32,7 @@ const (
 	OllamaBinVar    = "CARREL_OLLAMA_BIN"
 	OllamaTuneVar   = "CARREL_OLLAMA_TUNE"
 	UIDumpVar       = "CARREL_UI_DUMP"
+	CrashpointVar   = "CARREL_CRASHPOINT"
 	OllamaHostVar   = "OLLAMA_HOST"
 	OpenAIKeyVar    = "OPENAI_API_KEY"
 	AnthropicKeyVar = "ANTHROPIC_API_KEY"
@@ -106,6 +107,11 @@ func GCTunedByUser() bool { return os.Getenv("GOGC") != "" || os.Getenv("GOMEMLI
 // changes, for the window test (app/uidump.go); "" (always, for users) writes nothing.
 func UIDump() string { return get(UIDumpVar) }
 
+// Crashpoint arms backend/crashpoint for the crash-injection tests: NAME:N kills the
+// process the N-th time it reaches point NAME, "count" only counts; "" (always, for
+// users) arms nothing.
+func Crashpoint() string { return get(CrashpointVar) }
+
 // All lists every variable Carrel reads, in a stable order. API keys are listed with
 // their value hidden.
 func All() []Var {
@@ -130,6 +136,7 @@ func All() []Var {
 		{"GOMEMLIMIT", "Go's soft memory limit; see GOGC", func() string { return os.Getenv("GOMEMLIMIT") }},
 		{OllamaBinVar, "tests and benches: the Ollama binary to run (default: built into the user cache)", OllamaBin},
 		{OllamaTuneVar, "tests and benches: off builds the test Ollama for baseline x86-64 instead of this CPU", func() string { return get(OllamaTuneVar) }},
+		{CrashpointVar, "crash tests: NAME:N kills the process at the N-th pass of a named write point (unset: nothing)", Crashpoint},
 		{UIDumpVar, "window test: file the desktop window writes its visible text to (unset: nothing written)", UIDump},
 	}
 }

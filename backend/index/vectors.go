@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/carrel-app/carrel/backend/crashpoint"
 	"github.com/carrel-app/carrel/backend/index/faiss"
-	"github.com/carrel-app/carrel/internal/crashpoint"
 )
 
 const (

@@ -19,9 +19,9 @@ import (
 	"time"
 
 	"github.com/carrel-app/carrel/backend/chunk"
+	"github.com/carrel-app/carrel/backend/crashpoint"
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
-	"github.com/carrel-app/carrel/internal/crashpoint"
 	"github.com/carrel-app/carrel/internal/testcorpus"
 	"github.com/carrel-app/carrel/internal/testollama"
 )
@@ -142,7 +142,7 @@ var ops = []string{"ingest", "embed", "reread", "rechunk", "ask"}
 // interrupted, searching and asking work, and a retry finishes the operation with the
 // same passages and vectors a run without a kill gives.
 //
-// Half the kills come from named crash points (internal/crashpoint) reached a chosen
+// Half the kills come from named crash points (backend/crashpoint) reached a chosen
 // number of times, counted by a first run of each operation; the other half from a
 // seeded random delay within the operation's measured duration.
 func TestCrash(t *testing.T) {

@@ -8,14 +8,15 @@
 package crashpoint
 
 import (
-	"os"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/carrel-app/carrel/backend/envconfig"
 )
 
 // Env is the variable that arms the points.
-const Env = "CARREL_CRASHPOINT"
+const Env = envconfig.CrashpointVar
 
 var (
 	armed  bool
@@ -27,7 +28,7 @@ var (
 )
 
 func init() {
-	v := os.Getenv(Env)
+	v := envconfig.Crashpoint()
 	if v == "" {
 		return
 	}
