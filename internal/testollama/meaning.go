@@ -110,11 +110,5 @@ func (s *Server) CreateModel(ctx context.Context, name string, opts gguf.Options
 // name; it fails tb if it cannot.
 func MeaningModel(tb testing.TB, s *Server) string {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	name, err := s.CreateMeaningModel(ctx)
-	if err != nil {
-		tb.Fatalf("create %s: %v", MeaningEmbedModel, err)
-	}
-	return name
+	return mustCreate(tb, 2*time.Minute, MeaningEmbedModel, s.CreateMeaningModel)
 }

@@ -142,11 +142,18 @@ func (s *Server) CreateMiniLM(ctx context.Context) (string, error) {
 // MiniLM creates [MiniLMModel] on s and returns its name; it fails tb if it cannot.
 func MiniLM(tb testing.TB, s *Server) string {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	return mustCreate(tb, 5*time.Minute, MiniLMModel, s.CreateMiniLM)
+}
+
+// mustCreate creates a model with create within timeout and returns its name; it fails
+// tb if it cannot.
+func mustCreate(tb testing.TB, timeout time.Duration, model string, create func(context.Context) (string, error)) string {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	name, err := s.CreateMiniLM(ctx)
+	name, err := create(ctx)
 	if err != nil {
-		tb.Fatalf("create %s: %v", MiniLMModel, err)
+		tb.Fatalf("create %s: %v", model, err)
 	}
 	return name
 }

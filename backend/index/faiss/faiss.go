@@ -48,9 +48,6 @@ import (
 
 func init() { C.cf_init() }
 
-// Kind is the structure under the id map.
-type Kind int
-
 const (
 	// Flat is an exact, brute-force inner-product index (IndexFlatIP).
 	Flat Kind = C.CF_KIND_FLAT
@@ -62,18 +59,6 @@ const (
 	// caller's ids itself and supports remove.
 	IVF Kind = C.CF_KIND_IVF
 )
-
-func (k Kind) String() string {
-	switch k {
-	case Flat:
-		return "flat"
-	case HNSW:
-		return "hnsw"
-	case IVF:
-		return "ivf"
-	}
-	return fmt.Sprintf("Kind(%d)", int(k))
-}
 
 var (
 	// ErrClosed is returned by every method of a closed Index.

@@ -13,36 +13,9 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/carrel-app/carrel/internal/testvec"
 )
-
-// randVecs returns n random unit vectors of dimension dim, row after row.
-func randVecs(rng *rand.Rand, n, dim int) []float32 {
-	v := make([]float32, n*dim)
-	for i := range n {
-		row := v[i*dim : (i+1)*dim]
-		var s float64
-		for j := range row {
-			f := rng.NormFloat64()
-			row[j] = float32(f)
-			s += f * f
-		}
-		inv := float32(1 / math.Sqrt(s))
-		for j := range row {
-			row[j] *= inv
-		}
-	}
-	return v
-}
-
-// seqIDs returns sparse, non-contiguous ids so that internal row numbers and
-// external ids never coincide by accident.
-func seqIDs(n int) []int64 {
-	ids := make([]int64, n)
-	for i := range ids {
-		ids[i] = int64(i)*7 + 1000
-	}
-	return ids
-}
 
 type hit struct {
 	id    int64
@@ -82,8 +55,8 @@ func newFilled(t *testing.T, kind Kind, n, dim int, seed uint64) (*Index, []int6
 		t.Fatal(err)
 	}
 	t.Cleanup(x.Close)
-	ids := seqIDs(n)
-	vecs := randVecs(rand.New(rand.NewPCG(seed, 1)), n, dim)
+	ids := testvec.SparseIDs(n)
+	vecs := testvec.Unit(rand.New(rand.NewPCG(seed, 1)), n, dim)
 	if err := x.Add(ids, vecs); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +84,7 @@ func TestFlatSearchExact(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(99, 1))
 	for range 20 {
-		q := randVecs(rng, 1, dim)
+		q := testvec.Unit(rng, 1, dim)
 		gotIDs, gotScores, err := x.Search(q, k)
 		if err != nil {
 			t.Fatal(err)
@@ -188,7 +161,7 @@ func TestFlatSearchFiltered(t *testing.T) {
 		set[ids[i]] = true
 	}
 	for range 10 {
-		q := randVecs(rng, 1, dim)
+		q := testvec.Unit(rng, 1, dim)
 		gotIDs, gotScores, err := x.SearchFiltered(q, k, allow)
 		if err != nil {
 			t.Fatal(err)
@@ -221,7 +194,7 @@ func TestHNSW(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 1))
 	var found, total int
 	for range 50 {
-		q := randVecs(rng, 1, dim)
+		q := testvec.Unit(rng, 1, dim)
 		got, _, err := x.Search(q, k)
 		if err != nil {
 			t.Fatal(err)
@@ -246,7 +219,7 @@ func TestHNSW(t *testing.T) {
 		narrow[ids[i]] = true
 		narrowList = append(narrowList, ids[i])
 	}
-	q := randVecs(rng, 1, dim)
+	q := testvec.Unit(rng, 1, dim)
 	gotIDs, gotScores, err := x.SearchFiltered(q, k, narrowList)
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +235,7 @@ func TestHNSW(t *testing.T) {
 	}
 	found, total = 0, 0
 	for range 20 {
-		q := randVecs(rng, 1, dim)
+		q := testvec.Unit(rng, 1, dim)
 		got, _, err := x.SearchFiltered(q, k, wideList)
 		if err != nil {
 			t.Fatal(err)
@@ -423,7 +396,7 @@ func TestWriteRead(t *testing.T) {
 					t.Fatalf("vector %d differs after read", i)
 				}
 			}
-			q := randVecs(rand.New(rand.NewPCG(12, 1)), 1, dim)
+			q := testvec.Unit(rand.New(rand.NewPCG(12, 1)), 1, dim)
 			a, as, err := x.Search(q, 10)
 			if err != nil {
 				t.Fatal(err)
@@ -515,7 +488,7 @@ func TestConcurrent(t *testing.T) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(g), 2))
 			for i := range 50 {
-				q := randVecs(rng, 1, dim)
+				q := testvec.Unit(rng, 1, dim)
 				if _, _, err := x.Search(q, 5); err != nil {
 					t.Error(err)
 					return
@@ -558,8 +531,8 @@ func benchIndex(b *testing.B, kind Kind, n, dim int) (*Index, []int64, *rand.Ran
 	}
 	b.Cleanup(x.Close)
 	rng := rand.New(rand.NewPCG(42, 42))
-	ids := seqIDs(n)
-	if err := x.Add(ids, randVecs(rng, n, dim)); err != nil {
+	ids := testvec.SparseIDs(n)
+	if err := x.Add(ids, testvec.Unit(rng, n, dim)); err != nil {
 		b.Fatal(err)
 	}
 	return x, ids, rng
@@ -570,7 +543,7 @@ func benchSearch(b *testing.B, x *Index, rng *rand.Rand, dim int, allow []int64)
 }
 
 func benchSearchK(b *testing.B, x *Index, rng *rand.Rand, dim, k int, allow []int64) {
-	qs := randVecs(rng, 64, dim)
+	qs := testvec.Unit(rng, 64, dim)
 	// The machine is shared: CPU time per query is steadier than wall time.
 	cpu0 := processCPU(b)
 	for i := 0; b.Loop(); i++ {

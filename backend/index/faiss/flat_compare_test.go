@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/carrel-app/carrel/backend/index/flat"
+
+	"github.com/carrel-app/carrel/internal/testvec"
 )
 
 // sameHits fails unless two results agree: the same scores to float32
@@ -46,7 +48,7 @@ func sameHits(t *testing.T, what string, gotIDs []int64, gotScores []float32, wa
 func TestFlatMatchesFAISS(t *testing.T) {
 	const n, dim, queries = 20000, 384, 40
 	rng := rand.New(rand.NewPCG(2026, 13))
-	ids, vecs := seqIDs(n), randVecs(rng, n, dim)
+	ids, vecs := testvec.SparseIDs(n), testvec.Unit(rng, n, dim)
 	fx, err := NewFlatIP(dim)
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +76,7 @@ func TestFlatMatchesFAISS(t *testing.T) {
 			t.Fatalf("%s: ids in storage order differ", stage)
 		}
 		for qi := range queries {
-			q := randVecs(rng, 1, dim)
+			q := testvec.Unit(rng, 1, dim)
 			// Also a query near a stored vector, where the top hit is clear.
 			if qi%2 == 1 {
 				r := rng.IntN(gx.Len())
@@ -155,7 +157,7 @@ func BenchmarkFlatGoVsFAISS(b *testing.B) {
 	const dim = 384
 	for _, n := range []int{10_000, 100_000} {
 		rng := rand.New(rand.NewPCG(uint64(n), 7))
-		ids, vecs := seqIDs(n), randVecs(rng, n, dim)
+		ids, vecs := testvec.SparseIDs(n), testvec.Unit(rng, n, dim)
 		fx, err := NewFlatIP(dim)
 		if err != nil {
 			b.Fatal(err)
@@ -167,7 +169,7 @@ func BenchmarkFlatGoVsFAISS(b *testing.B) {
 		if err := gx.Add(ids, vecs); err != nil {
 			b.Fatal(err)
 		}
-		qs := randVecs(rng, 64, dim)
+		qs := testvec.Unit(rng, 64, dim)
 		run := func(name string, search func([]float32, int) ([]int64, []float32, error)) {
 			b.Run(fmt.Sprintf("%s/%dk", name, n/1000), func(b *testing.B) {
 				i := 0

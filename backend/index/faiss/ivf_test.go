@@ -10,14 +10,16 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/carrel-app/carrel/internal/testvec"
 )
 
 // newIVF builds an IVF index over n random unit vectors, trained on all of
 // them, with nlist = 4·sqrt(n).
 func newIVF(t testing.TB, n, dim, nprobe int, seed uint64) (*Index, []int64, []float32) {
 	t.Helper()
-	ids := seqIDs(n)
-	vecs := randVecs(rand.New(rand.NewPCG(seed, 1)), n, dim)
+	ids := testvec.SparseIDs(n)
+	vecs := testvec.Unit(rand.New(rand.NewPCG(seed, 1)), n, dim)
 	nlist := int(4 * math.Sqrt(float64(n)))
 	x, err := NewIVF(dim, nlist, vecs)
 	if err != nil {
@@ -48,7 +50,7 @@ func recallAt(t testing.TB, x *Index, ids []int64, vecs []float32, dim, k, nq in
 	rng := rand.New(rand.NewPCG(777, 3))
 	found := 0
 	for range nq {
-		q := randVecs(rng, 1, dim)
+		q := testvec.Unit(rng, 1, dim)
 		want, _, err := exact.Search(q, k)
 		if err != nil {
 			t.Fatal(err)
@@ -101,7 +103,7 @@ func TestIVFSweep(t *testing.T) {
 	}
 	defer flat.Close()
 	flat.Add(ids, vecs)
-	qs := randVecs(rand.New(rand.NewPCG(1, 1)), 200, dim)
+	qs := testvec.Unit(rand.New(rand.NewPCG(1, 1)), 200, dim)
 	timeIt := func(ix *Index) time.Duration {
 		start := time.Now()
 		for i := range 200 {
@@ -160,7 +162,7 @@ func TestIVFRemoveFilterReconstruct(t *testing.T) {
 		}
 	}
 	for range 10 {
-		q := randVecs(rng, 1, dim)
+		q := testvec.Unit(rng, 1, dim)
 		gotIDs, gotScores, err := x.SearchFiltered(q, k, allow)
 		if err != nil {
 			t.Fatal(err)
@@ -174,7 +176,7 @@ func TestIVFRemoveFilterReconstruct(t *testing.T) {
 	for _, id := range wide {
 		wset[id] = true
 	}
-	got, _, err := x.SearchFiltered(randVecs(rng, 1, dim), k, wide)
+	got, _, err := x.SearchFiltered(testvec.Unit(rng, 1, dim), k, wide)
 	if err != nil || len(got) != k {
 		t.Fatalf("wide filter: %v, %v", got, err)
 	}

@@ -14,9 +14,6 @@ import (
 	"github.com/carrel-app/carrel/backend/index/flat"
 )
 
-// Kind is the structure under the id map.
-type Kind int
-
 const (
 	// Flat is an exact, brute-force inner-product index.
 	Flat Kind = iota
@@ -25,18 +22,6 @@ const (
 	// IVF needs FAISS; NewIVF fails in this build.
 	IVF
 )
-
-func (k Kind) String() string {
-	switch k {
-	case Flat:
-		return "flat"
-	case HNSW:
-		return "hnsw"
-	case IVF:
-		return "ivf"
-	}
-	return fmt.Sprintf("Kind(%d)", int(k))
-}
 
 var (
 	// ErrClosed is returned by every method of a closed Index.
@@ -94,13 +79,13 @@ func (x *Index) Len() int              { return x.f.Len() }
 func (x *Index) Contains(id int64) bool {
 	return x.f.Contains(id)
 }
-func (x *Index) IDs() []int64                           { return x.f.IDs() }
-func (x *Index) Export() ([]int64, []float32, error)    { return x.f.Export() }
-func (x *Index) Add(ids []int64, vecs []float32) error  { return x.f.Add(ids, vecs) }
-func (x *Index) Remove(ids []int64) (int, error)        { return x.f.Remove(ids) }
+func (x *Index) IDs() []int64                            { return x.f.IDs() }
+func (x *Index) Export() ([]int64, []float32, error)     { return x.f.Export() }
+func (x *Index) Add(ids []int64, vecs []float32) error   { return x.f.Add(ids, vecs) }
+func (x *Index) Remove(ids []int64) (int, error)         { return x.f.Remove(ids) }
 func (x *Index) Reconstruct(id int64) ([]float32, error) { return x.f.Reconstruct(id) }
-func (x *Index) Write(path string) error                { return x.f.Write(path) }
-func (x *Index) Close()                                 { x.f.Close() }
+func (x *Index) Write(path string) error                 { return x.f.Write(path) }
+func (x *Index) Close()                                  { x.f.Close() }
 
 // Search returns up to k ids with the highest inner product with q, best
 // first, and their scores, by an exact scan.

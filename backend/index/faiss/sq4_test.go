@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/carrel-app/carrel/internal/testvec"
 )
 
 // sq4Recall runs nq random queries and returns the recall@k of Search
@@ -24,7 +26,7 @@ func sq4Recall(t *testing.T, x *Index, ids []int64, vecs []float32, dim, k, nq i
 	}
 	found, total := 0, 0
 	for range nq {
-		q := randVecs(rng, 1, dim)
+		q := testvec.Unit(rng, 1, dim)
 		gotIDs, gotScores, err := x.Search(q, k)
 		if err != nil {
 			t.Fatal(err)
@@ -82,7 +84,7 @@ func TestSQ4Recall(t *testing.T) {
 		t.Fatalf("Remove = %d, %v; want %d", m, err, len(gone))
 	}
 	rng := rand.New(rand.NewPCG(12, 12))
-	more := randVecs(rng, 1000, dim)
+	more := testvec.Unit(rng, 1000, dim)
 	moreIDs := make([]int64, 1000)
 	for i := range moreIDs {
 		moreIDs[i] = int64(10_000_000 + i)
@@ -111,7 +113,7 @@ func TestSQ4Recall(t *testing.T) {
 	if r := sq4Recall(t, y, keepIDs, keepVecs, dim, k, 40, 3); r < 0.99 {
 		t.Fatalf("after read: recall@%d = %.3f, want ≥ 0.99", k, r)
 	}
-	q := randVecs(rng, 1, dim)
+	q := testvec.Unit(rng, 1, dim)
 	a, _, err := x.Search(q, k)
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +137,7 @@ func TestSQ4Recall(t *testing.T) {
 // of the float vectors (the BLAS path), for comparison with the 4-bit scan.
 func BenchmarkSearchFlatExact100k(b *testing.B) {
 	x, _, rng := benchIndex(b, Flat, 100_000, 384)
-	qs := randVecs(rng, 64, 384)
+	qs := testvec.Unit(rng, 64, 384)
 	for i := 0; b.Loop(); i++ {
 		if _, _, err := x.SearchExact(qs[(i%64)*384:(i%64+1)*384], 10); err != nil {
 			b.Fatal(err)
@@ -152,7 +154,7 @@ func TestSQ4Kernels(t *testing.T) {
 		const n, k = 5000, 10
 		x, ids, vecs := newFilled(t, Flat, n, dim, uint64(dim))
 		rng := rand.New(rand.NewPCG(5, 5))
-		qs := randVecs(rng, 10, dim)
+		qs := testvec.Unit(rng, 10, dim)
 		var ref [][]int64
 		ran := 0
 		for _, kernel := range []int{1, 2, 3} {
@@ -211,7 +213,7 @@ func TestSQ4OutsizedDims(t *testing.T) {
 	var ids []int64
 	var vecs []float32
 	for len(ids) < n {
-		batch := randVecs(rng, 1000, dim)
+		batch := testvec.Unit(rng, 1000, dim)
 		skew(batch)
 		bids := make([]int64, 1000)
 		for i := range bids {
@@ -237,7 +239,7 @@ func TestSQ4Parallel(t *testing.T) {
 	const n, dim, k = 30_000, 128, 60
 	x, ids, vecs := newFilled(t, Flat, n, dim, 31)
 	rng := rand.New(rand.NewPCG(32, 32))
-	qs := randVecs(rng, 40, dim)
+	qs := testvec.Unit(rng, 40, dim)
 	setSQ4ParallelRows(1 << 62)
 	var serial [][]int64
 	for i := range 40 {

@@ -11,34 +11,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/carrel-app/carrel/internal/testvec"
 )
-
-// randVecs returns n random unit vectors of dimension dim, row after row.
-func randVecs(rng *rand.Rand, n, dim int) []float32 {
-	v := make([]float32, n*dim)
-	for i := range n {
-		row := v[i*dim : (i+1)*dim]
-		var s float64
-		for j := range row {
-			f := rng.NormFloat64()
-			row[j] = float32(f)
-			s += f * f
-		}
-		for j := range row {
-			row[j] = float32(float64(row[j]) / math.Sqrt(s))
-		}
-	}
-	return v
-}
-
-// sparseIDs are ids that never coincide with row numbers.
-func sparseIDs(n int) []int64 {
-	ids := make([]int64, n)
-	for i := range ids {
-		ids[i] = int64(i)*7 + 1000
-	}
-	return ids
-}
 
 type hit struct {
 	id    int64
@@ -100,7 +75,7 @@ func filled(t testing.TB, n, dim int, seed uint64) (*Index, []int64, []float32) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, vecs := sparseIDs(n), randVecs(rand.New(rand.NewPCG(seed, 1)), n, dim)
+	ids, vecs := testvec.SparseIDs(n), testvec.Unit(rand.New(rand.NewPCG(seed, 1)), n, dim)
 	if err := x.Add(ids, vecs); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +90,7 @@ func TestSearchExact(t *testing.T) {
 		x, ids, vecs := filled(t, n, dim, uint64(n))
 		rng := rand.New(rand.NewPCG(9, 9))
 		for _, k := range []int{1, 10, 100, n + 5} {
-			q := randVecs(rng, 1, dim)
+			q := testvec.Unit(rng, 1, dim)
 			got, scores, err := x.Search(q, k)
 			if err != nil {
 				t.Fatal(err)
@@ -155,7 +130,7 @@ func TestSearchFiltered(t *testing.T) {
 	for _, id := range allow {
 		keep[id] = true
 	}
-	q := randVecs(rand.New(rand.NewPCG(4, 4)), 1, dim)
+	q := testvec.Unit(rand.New(rand.NewPCG(4, 4)), 1, dim)
 	got, scores, err := x.SearchFiltered(q, 10, allow)
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +175,7 @@ func TestRemove(t *testing.T) {
 	if _, err := x.Reconstruct(drop[1]); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("reconstruct removed id: %v, want ErrNotFound", err)
 	}
-	q := randVecs(rand.New(rand.NewPCG(6, 6)), 1, dim)
+	q := testvec.Unit(rand.New(rand.NewPCG(6, 6)), 1, dim)
 	got, scores, _ := x.Search(q, 20)
 	check(t, got, scores, reference(q, keptVecs, keptIDs, dim, 20, nil), exact(q, keptVecs, keptIDs, dim))
 	// Re-adding a removed id is allowed.
@@ -324,7 +299,7 @@ func TestConcurrent(t *testing.T) {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(g), 0))
 			for range 50 {
-				if _, _, err := x.Search(randVecs(rng, 1, dim), 10); err != nil {
+				if _, _, err := x.Search(testvec.Unit(rng, 1, dim), 10); err != nil {
 					t.Error(err)
 					return
 				}
@@ -335,7 +310,7 @@ func TestConcurrent(t *testing.T) {
 		rng := rand.New(rand.NewPCG(99, 0))
 		for i := range 50 {
 			x.Remove(ids[i : i+1])
-			x.Add([]int64{int64(1e9 + i)}, randVecs(rng, 1, dim))
+			x.Add([]int64{int64(1e9 + i)}, testvec.Unit(rng, 1, dim))
 		}
 	})
 	wg.Wait()
