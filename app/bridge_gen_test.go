@@ -125,11 +125,12 @@ func generateBridgeTS(t *testing.T) string {
 	return b.String()
 }
 
-// paramNames reads the parameter names of App's methods from the package's source.
-func (g *tsGen) paramNames() map[string][]string {
-	out := map[string][]string{}
+// sources parses the non-test Go files of dir, in name order.
+func (g *tsGen) sources(dir string) []*ast.File {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	slices.Sort(files)
 	fset := token.NewFileSet()
-	files, _ := filepath.Glob(filepath.Join(g.root, "app", "*.go"))
+	var out []*ast.File
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
 			continue
@@ -138,6 +139,15 @@ func (g *tsGen) paramNames() map[string][]string {
 		if err != nil {
 			g.t.Fatal(err)
 		}
+		out = append(out, af)
+	}
+	return out
+}
+
+// paramNames reads the parameter names of App's methods from the package's source.
+func (g *tsGen) paramNames() map[string][]string {
+	out := map[string][]string{}
+	for _, af := range g.sources(filepath.Join(g.root, "app")) {
 		for _, d := range af.Decls {
 			fd, ok := d.(*ast.FuncDecl)
 			if !ok || fd.Recv == nil || !fd.Name.IsExported() {
@@ -304,17 +314,7 @@ func (g *tsGen) values(t reflect.Type) []string {
 	if !ok {
 		byType = map[string][]string{}
 		g.consts[dir] = byType
-		fset := token.NewFileSet()
-		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
-		slices.Sort(files)
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			af, err := parser.ParseFile(fset, f, nil, 0)
-			if err != nil {
-				g.t.Fatal(err)
-			}
+		for _, af := range g.sources(dir) {
 			for _, d := range af.Decls {
 				gd, ok := d.(*ast.GenDecl)
 				if !ok || gd.Tok != token.CONST {
