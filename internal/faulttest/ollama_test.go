@@ -178,7 +178,8 @@ func TestModelDeletedInUse(t *testing.T) {
 	}
 	var modes []string
 	for i := 0; i < 3; i++ {
-		ans, err := eng.AskSession(ctx, "What did the cabin cost?", engine.AskOptions{}, nil)
+		// Fresh: the answer cache holds the first answer and would serve it with no model.
+		ans, err := eng.AskSession(ctx, "What did the cabin cost?", engine.AskOptions{Fresh: true}, nil)
 		if err != nil {
 			if !errors.Is(err, llm.ErrModelNotFound) || !strings.Contains(err.Error(), "ollama pull "+srv.ChatModel) {
 				t.Fatalf("question after the chat model was deleted: want an error naming the model and `ollama pull`, got %v", err)
