@@ -120,9 +120,9 @@ focus() { xdotool mousemove $((W / 2)) $((H / 3)) click 1; sleep 0.3; }
 # Every process of the app's tree (WebKit runs its own) is checked.
 no_listener() {
   local pids=$app_pid p inodes="" found=""
-  for _ in 1 2 3; do for p in $pids; do pids="$pids $(pgrep -P "$p" | tr '\n' ' ')"; done; done
+  for _ in 1 2 3; do for p in $pids; do pids="$pids $(pgrep -P "$p" | tr '\n' ' ' || true)"; done; done
   for p in $(tr ' ' '\n' <<<"$pids" | sort -u); do
-    inodes="$inodes $(ls -l /proc/"$p"/fd 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\]/\1/p' | tr '\n' ' ')"
+    inodes="$inodes $(ls -l /proc/"$p"/fd 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\]/\1/p' | tr '\n' ' ' || true)"
   done
   # /proc/net/tcp{,6}: state 0A is LISTEN, the 10th column the socket's inode.
   for i in $inodes; do
