@@ -42,6 +42,7 @@ var layers = map[string]int{
 	"backend/crashpoint":     7, // named kill points for the crash tests, inert for users
 	"backend/envconfig":      8,
 	"backend/index/flat":     8, // the pure-Go index behind faiss's API without cgo (-tags nofaiss)
+	"backend/study/fsrs":     8, // the FSRS scheduler, as ts-fsrs computes it
 }
 
 type pkg struct {
