@@ -3,7 +3,7 @@ package library
 import "fmt"
 
 // schemaVersion is the version migrate brings a database to.
-const schemaVersion = 6
+const schemaVersion = 7
 
 // migrations[i] moves a database from version i to i+1.
 var migrations = []string{
@@ -213,6 +213,79 @@ var migrations = []string{
 	CREATE INDEX parents_doc ON parents(doc_id, ord);
 	ALTER TABLE chunks ADD COLUMN parent_seq INTEGER REFERENCES parents(seq) ON DELETE CASCADE;
 	CREATE INDEX chunks_parent ON chunks(parent_seq);`,
+
+	// v7: study decks, flashcards and their reviews (backend/study). A deck belongs to a
+	// study session (or to no session: a document's own deck) and names its document scope.
+	// A card ties to the passage it was made from by the passage's content hash (chunk_id;
+	// parents' seqs change when a document is re-read, hashes only when its text does) and
+	// to the exact span it quotes, both in the passage and in page coordinates for the
+	// viewer; passage_page and passage_start are where the passage began when the card was
+	// placed, so that a passage of the same text that moved on its pages is seen. Cards go with their document (ON DELETE CASCADE) and with their deck; dedup
+	// is unique per deck. The schedule columns are FSRS's card state; reviews its log.
+	`CREATE TABLE decks (
+		id         TEXT PRIMARY KEY,
+		session_id TEXT REFERENCES sessions(id) ON DELETE CASCADE,
+		title      TEXT NOT NULL DEFAULT '',
+		doc_ids    TEXT NOT NULL DEFAULT '[]',
+		created_at INTEGER NOT NULL
+	);
+	CREATE INDEX decks_session ON decks(session_id);
+	CREATE TABLE cards (
+		id             INTEGER PRIMARY KEY AUTOINCREMENT,
+		deck_id        TEXT NOT NULL REFERENCES decks(id) ON DELETE CASCADE,
+		doc_id         TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+		chunk_id       TEXT NOT NULL,
+		kind           TEXT NOT NULL,
+		origin         TEXT NOT NULL DEFAULT 'rule',
+		front          TEXT NOT NULL,
+		back           TEXT NOT NULL,
+		context        TEXT NOT NULL,
+		dedup          TEXT NOT NULL,
+		span_start     INTEGER NOT NULL,
+		span_end       INTEGER NOT NULL,
+		page           INTEGER NOT NULL,
+		page_end       INTEGER NOT NULL,
+		start_off      INTEGER NOT NULL,
+		end_off        INTEGER NOT NULL,
+		section        TEXT NOT NULL DEFAULT '',
+		passage_page   INTEGER NOT NULL DEFAULT 0,
+		passage_start  INTEGER NOT NULL DEFAULT 0,
+		suspended      INTEGER NOT NULL DEFAULT 0,
+		stale          INTEGER NOT NULL DEFAULT 0,
+		state          INTEGER NOT NULL DEFAULT 0,
+		due            INTEGER NOT NULL,
+		stability      REAL NOT NULL DEFAULT 0,
+		difficulty     REAL NOT NULL DEFAULT 0,
+		elapsed_days   INTEGER NOT NULL DEFAULT 0,
+		scheduled_days INTEGER NOT NULL DEFAULT 0,
+		learning_steps INTEGER NOT NULL DEFAULT 0,
+		reps           INTEGER NOT NULL DEFAULT 0,
+		lapses         INTEGER NOT NULL DEFAULT 0,
+		last_review    INTEGER NOT NULL DEFAULT 0,
+		created_at     INTEGER NOT NULL,
+		updated_at     INTEGER NOT NULL,
+		UNIQUE (deck_id, dedup)
+	);
+	CREATE INDEX cards_doc ON cards(doc_id);
+	CREATE INDEX cards_due ON cards(deck_id, due) WHERE suspended = 0;
+	CREATE TABLE reviews (
+		id                INTEGER PRIMARY KEY AUTOINCREMENT,
+		card_id           INTEGER NOT NULL REFERENCES cards(id) ON DELETE CASCADE,
+		grade             INTEGER NOT NULL,
+		state             INTEGER NOT NULL,
+		due               INTEGER NOT NULL,
+		stability         REAL NOT NULL,
+		difficulty        REAL NOT NULL,
+		elapsed_days      INTEGER NOT NULL,
+		last_elapsed_days INTEGER NOT NULL,
+		scheduled_days    INTEGER NOT NULL,
+		learning_steps    INTEGER NOT NULL,
+		reviewed_at       INTEGER NOT NULL,
+		day               TEXT NOT NULL
+	);
+	CREATE INDEX reviews_card ON reviews(card_id, id);
+	CREATE INDEX reviews_day ON reviews(day);
+	CREATE INDEX parents_hash ON parents(doc_id, id);`,
 }
 
 func (l *Library) migrate() error {

@@ -32,6 +32,7 @@ var layers = map[string]int{
 	"backend/rerank":         4,
 	"backend/memory":         4,
 	"backend/cache":          4, // when two questions are the same
+	"backend/study":          4, // flashcards: made from passages, kept in decks, reviewed
 	"backend/ingest":         5, // reading sources
 	"backend/llm":            5, // model providers
 	"backend/library":        6, // SQLite
