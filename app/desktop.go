@@ -62,7 +62,7 @@ func RunDesktop(d Desktop) error {
 		return nil
 	}
 	// The frontend's calls wait at the gate until the library is open (OnStartup).
-	opened := a.gate.Switch()
+	open := a.ws.OpenLater()
 	a.openFiles(d.Files)
 	a.openDialog = func() ([]string, error) {
 		return runtime.OpenMultipleFilesDialog(wctx, runtime.OpenDialogOptions{
@@ -117,9 +117,7 @@ func RunDesktop(d Desktop) error {
 				runtime.Quit(ctx)
 				return // the gate stays shut: no call may reach a library that is not there
 			}
-			a.eng, a.owned = eng, eng
-			a.start(ctx)
-			opened()
+			open(ctx, eng)
 		},
 		OnDomReady: func(context.Context) { a.windowReady() },
 		SingleInstanceLock: &options.SingleInstanceLock{

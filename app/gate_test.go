@@ -166,7 +166,7 @@ func TestEveryMethodEntersGate(t *testing.T) {
 			case "SetLibraryFolder": // switchLibrary holds the gate exclusively
 				continue
 			case "FilesHandler": // its handler enters the gate per request
-				if !strings.Contains(src(t, fset, f, fn), "defer a.gate.Enter()()") {
+				if !strings.Contains(src(t, fset, f, fn), "defer a.ws.Enter()()") {
 					t.Errorf("%s: the files handler does not enter the gate", fn.Name.Name)
 				}
 				continue
@@ -175,8 +175,8 @@ func TestEveryMethodEntersGate(t *testing.T) {
 			if len(fn.Body.List) > 0 {
 				first = src(t, fset, f, fn.Body.List[0])
 			}
-			if first != "defer a.gate.Enter()()" {
-				t.Errorf("%s (%s) starts with %q, not defer a.gate.Enter()()", fn.Name.Name, f, first)
+			if first != "defer a.ws.Enter()()" {
+				t.Errorf("%s (%s) starts with %q, not defer a.ws.Enter()()", fn.Name.Name, f, first)
 			}
 		}
 	}

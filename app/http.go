@@ -28,8 +28,8 @@ func (a *App) FilesHandler() http.Handler {
 			http.NotFound(w, r)
 			return
 		}
-		defer a.gate.Enter()()
-		path, err := a.eng.DocumentFile(r.Context(), id)
+		defer a.ws.Enter()()
+		path, err := a.eng().DocumentFile(r.Context(), id)
 		if err != nil {
 			code := http.StatusInternalServerError
 			if errors.Is(err, library.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
@@ -246,8 +246,8 @@ func (a *App) serveUpload(w http.ResponseWriter, r *http.Request, limit int64) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "expected a multipart upload: " + err.Error()})
 		return
 	}
-	defer a.gate.Enter()()
-	dir := a.eng.InboxDir()
+	defer a.ws.Enter()()
+	dir := a.eng().InboxDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
 		return

@@ -9,7 +9,7 @@ import (
 // OpenLogFolder shows the folder of Carrel's log file in the system's file manager and
 // returns its path. Where nothing can be shown (the browser) it only returns the path.
 func (a *App) OpenLogFolder() (string, error) {
-	defer a.gate.Enter()()
+	defer a.ws.Enter()()
 	if a.logDir == "" {
 		return "", errors.New("this Carrel writes its log to the terminal it was started from, not to a file")
 	}

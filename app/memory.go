@@ -13,22 +13,22 @@ type MemorySettings struct {
 
 // Memory returns whether memory is on and every memory kept.
 func (a *App) Memory() (MemorySettings, error) {
-	defer a.gate.Enter()()
+	defer a.ws.Enter()()
 	return a.memory()
 }
 
 func (a *App) memory() (MemorySettings, error) {
-	list, err := a.eng.Memories(a.ctx)
+	list, err := a.eng().Memories(a.ctx())
 	if err != nil {
 		return MemorySettings{}, err
 	}
-	return MemorySettings{Enabled: a.eng.MemoryEnabled(a.ctx), Memories: list}, nil
+	return MemorySettings{Enabled: a.eng().MemoryEnabled(a.ctx()), Memories: list}, nil
 }
 
 // SetMemoryEnabled turns long-term memory on or off.
 func (a *App) SetMemoryEnabled(on bool) (MemorySettings, error) {
-	defer a.gate.Enter()()
-	if err := a.eng.SetMemoryEnabled(a.ctx, on); err != nil {
+	defer a.ws.Enter()()
+	if err := a.eng().SetMemoryEnabled(a.ctx(), on); err != nil {
 		return MemorySettings{}, err
 	}
 	return a.memoryChanged()
@@ -37,8 +37,8 @@ func (a *App) SetMemoryEnabled(on bool) (MemorySettings, error) {
 // AddMemory stores a fact about the user ("prefers short answers"); kind is preference,
 // context or goal ("" for context).
 func (a *App) AddMemory(kind, text string) (MemorySettings, error) {
-	defer a.gate.Enter()()
-	if _, err := a.eng.AddMemory(a.ctx, kind, text); err != nil {
+	defer a.ws.Enter()()
+	if _, err := a.eng().AddMemory(a.ctx(), kind, text); err != nil {
 		return MemorySettings{}, err
 	}
 	return a.memoryChanged()
@@ -46,8 +46,8 @@ func (a *App) AddMemory(kind, text string) (MemorySettings, error) {
 
 // EditMemory changes a memory's text.
 func (a *App) EditMemory(id int64, text string) (MemorySettings, error) {
-	defer a.gate.Enter()()
-	if _, err := a.eng.EditMemory(a.ctx, id, text); err != nil {
+	defer a.ws.Enter()()
+	if _, err := a.eng().EditMemory(a.ctx(), id, text); err != nil {
 		return MemorySettings{}, err
 	}
 	return a.memoryChanged()
@@ -55,8 +55,8 @@ func (a *App) EditMemory(id int64, text string) (MemorySettings, error) {
 
 // DeleteMemory forgets a memory.
 func (a *App) DeleteMemory(id int64) (MemorySettings, error) {
-	defer a.gate.Enter()()
-	if err := a.eng.DeleteMemory(a.ctx, id); err != nil {
+	defer a.ws.Enter()()
+	if err := a.eng().DeleteMemory(a.ctx(), id); err != nil {
 		return MemorySettings{}, err
 	}
 	return a.memoryChanged()
@@ -65,8 +65,8 @@ func (a *App) DeleteMemory(id int64) (MemorySettings, error) {
 // CacheStatus says whether the answer cache is on, how many answers it keeps and how it
 // matches questions (by meaning, or by words without an embedding model).
 func (a *App) CacheStatus() (engine.CacheStatus, error) {
-	defer a.gate.Enter()()
-	return a.eng.CacheStatus(a.ctx)
+	defer a.ws.Enter()()
+	return a.eng().CacheStatus(a.ctx())
 }
 
 // memoryChanged emits and returns the memory settings as they are now.

@@ -33,20 +33,20 @@ type Models struct {
 
 // ListModels lists the installed models. An unreachable Ollama is described, not an error.
 func (a *App) ListModels() (Models, error) {
-	defer a.gate.Enter()()
+	defer a.ws.Enter()()
 	return a.listModels()
 }
 
 func (a *App) listModels() (Models, error) {
-	o := a.eng.Ollama()
-	cfg := a.eng.Config()
+	o := a.eng().Ollama()
+	cfg := a.eng().Config()
 	out := Models{Host: o.Host(), Models: []llm.Model{}, Suggested: llm.Suggested,
 		ChatModel: cfg.ChatModel, EmbedModel: cfg.EmbedModel}
-	st := o.Status(a.ctx)
+	st := o.Status(a.ctx())
 	out.Reachable, out.Version, out.Error = st.Reachable, st.Version, st.Err
 	out.Installed = st.Reachable || llm.FindBinary() != ""
 	if st.Reachable {
-		ms, err := o.Models(a.ctx)
+		ms, err := o.Models(a.ctx())
 		if err != nil {
 			out.Error = err.Error()
 		} else {
@@ -58,13 +58,13 @@ func (a *App) listModels() (Models, error) {
 
 // StartOllama starts the installed Ollama when it is not running, then lists the models.
 func (a *App) StartOllama() (Models, error) {
-	defer a.gate.Enter()()
-	o := a.eng.Ollama()
-	if !o.Status(a.ctx).Reachable {
-		if _, err := o.StartServer(a.ctx, llm.FindBinary(), 15*time.Second); err != nil {
+	defer a.ws.Enter()()
+	o := a.eng().Ollama()
+	if !o.Status(a.ctx()).Reachable {
+		if _, err := o.StartServer(a.ctx(), llm.FindBinary(), 15*time.Second); err != nil {
 			return Models{}, err
 		}
-		a.eng.RefreshStatus()
+		a.eng().RefreshStatus()
 		a.emit.Emit(EventStatusChanged, a.status())
 	}
 	return a.listModels()
@@ -92,22 +92,20 @@ type pulls struct {
 // PullModel starts downloading a model into Ollama and returns its id at once; progress
 // arrives as model:pull events. insecure allows a registry over plain HTTP.
 func (a *App) PullModel(name string, insecure bool) (string, error) {
-	defer a.gate.Enter()()
+	defer a.ws.Enter()()
 	name = strings.TrimSpace(name)
 	if name == "" || strings.ContainsAny(name, " \t\n") {
 		return "", errors.New("name a model to download, such as llama3.2:3b")
 	}
 	id := newID()
-	ctx, cancel := context.WithCancel(a.ctx)
+	ctx, cancel := context.WithCancel(a.ctx())
 	a.pulls.mu.Lock()
 	if a.pulls.m == nil {
 		a.pulls.m = map[string]context.CancelFunc{}
 	}
 	a.pulls.m[id] = cancel
 	a.pulls.mu.Unlock()
-	a.answers.Add(1)
-	go func() {
-		defer a.answers.Done()
+	a.ws.Track(func() {
 		defer func() {
 			a.pulls.mu.Lock()
 			delete(a.pulls.m, id)
@@ -117,7 +115,7 @@ func (a *App) PullModel(name string, insecure bool) (string, error) {
 		// Ollama reports many times a second per layer; the UI needs a few.
 		var last PullEvent
 		var lastAt time.Time
-		err := a.eng.Ollama().Pull(ctx, name, insecure, func(p llm.PullProgress) error {
+		err := a.eng().Ollama().Pull(ctx, name, insecure, func(p llm.PullProgress) error {
 			ev := PullEvent{PullID: id, Model: name, Status: p.Status, Digest: p.Digest, Total: p.Total, Completed: p.Completed}
 			if ev.Status == last.Status && ev.Completed != ev.Total && time.Since(lastAt) < 100*time.Millisecond {
 				return nil
@@ -133,22 +131,22 @@ func (a *App) PullModel(name string, insecure bool) (string, error) {
 				end.Status, end.Error = "cancelled", "cancelled"
 			}
 		}
-		a.eng.RefreshStatus()
+		a.eng().RefreshStatus()
 		a.emit.Emit(EventModelPull, end)
 		a.emit.Emit(EventStatusChanged, a.status())
 		if err == nil {
 			// The configured embedding model may just have arrived.
-			if _, err := a.eng.EmbedPending(a.ctx); err != nil {
+			if _, err := a.eng().EmbedPending(a.ctx()); err != nil {
 				slog.Warn("embedding pending chunks", "err", err)
 			}
 		}
-	}()
+	})
 	return id, nil
 }
 
 // CancelPull stops a running download; its last model:pull event says "cancelled".
 func (a *App) CancelPull(pullID string) error {
-	defer a.gate.Enter()()
+	defer a.ws.Enter()()
 	a.pulls.mu.Lock()
 	cancel, ok := a.pulls.m[pullID]
 	a.pulls.mu.Unlock()
@@ -163,22 +161,16 @@ func (a *App) CancelPull(pullID string) error {
 // library's config.json and returns the new status (also sent as status:changed). A new
 // embedding model re-embeds the library in the background.
 func (a *App) SetModels(chatModel, embedModel string) (engine.Status, error) {
-	defer a.gate.Enter()()
-	embedChanged, err := a.eng.SetModels(a.ctx, chatModel, embedModel)
+	defer a.ws.Enter()()
+	embedChanged, err := a.eng().SetModels(a.ctx(), chatModel, embedModel)
 	if err != nil {
 		return engine.Status{}, err
 	}
 	st := a.status()
 	a.emit.Emit(EventStatusChanged, st)
 	if embedChanged {
-		// Tracked by wg, so that a library switch waits for it to stop.
-		a.wg.Add(1)
-		go func() {
-			defer a.wg.Done()
-			if _, err := a.eng.EmbedPending(a.ctx); err != nil {
-				slog.Warn("embedding with the new model", "err", err)
-			}
-		}()
+		// In the workspace's background work, which a library switch waits for.
+		a.ws.EmbedPending("embedding with the new model")
 	}
 	return st, nil
 }

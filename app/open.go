@@ -54,8 +54,7 @@ func (a *App) queueOpen(paths []string) {
 	if len(paths) == 0 {
 		return
 	}
-	leave := a.gate.Enter()
-	defer leave()
+	defer a.ws.Enter()()
 	if q, err := a.addPaths(paths); err != nil {
 		slog.Error("adding files given to Carrel", "paths", paths, "err", err)
 	} else {
@@ -63,9 +62,9 @@ func (a *App) queueOpen(paths []string) {
 	}
 }
 
-// ingested opens the document read from path when it was given from outside (a folder's
+// openIngested opens the document read from path when it was given from outside (a folder's
 // files are added, not opened).
-func (a *App) ingested(path string, res engine.Result) {
+func (a *App) openIngested(path string, res engine.Result) {
 	a.opening.mu.Lock()
 	want := a.opening.want[path]
 	delete(a.opening.want, path)
@@ -73,7 +72,7 @@ func (a *App) ingested(path string, res engine.Result) {
 	if !want || res.DocID == "" || (res.Status != engine.Inserted && res.Status != engine.Skipped) {
 		return
 	}
-	d, err := a.eng.Library().Document(a.ctx, res.DocID)
+	d, err := a.eng().Library().Document(a.ctx(), res.DocID)
 	if err != nil {
 		slog.Warn("opening a document given to Carrel", "path", path, "err", err)
 		return

@@ -22,18 +22,18 @@ type PageWords struct {
 
 // PageWords returns the OCR word boxes of page (1-based) of a document.
 func (a *App) PageWords(docID string, page int) (PageWords, error) {
-	defer a.gate.Enter()()
+	defer a.ws.Enter()()
 	if page < 1 {
 		return PageWords{}, fmt.Errorf("page %d: pages are numbered from 1", page)
 	}
-	d, err := a.eng.Library().Document(a.ctx, docID)
+	d, err := a.eng().Library().Document(a.ctx(), docID)
 	if err != nil {
 		return PageWords{}, err
 	}
 	if page > d.Pages {
 		return PageWords{}, fmt.Errorf("page %d is past the last page (%d) of %s", page, d.Pages, d.Title)
 	}
-	pw, err := a.eng.Library().PageWords(a.ctx, docID, page)
+	pw, err := a.eng().Library().PageWords(a.ctx(), docID, page)
 	if err != nil {
 		return PageWords{}, err
 	}
@@ -43,7 +43,7 @@ func (a *App) PageWords(docID string, page int) (PageWords, error) {
 	}
 	if !out.OCR {
 		// Documents ingested before boxes were kept still know their OCR pages.
-		if info, err := a.eng.DocumentInfo(docID); err == nil {
+		if info, err := a.eng().DocumentInfo(docID); err == nil {
 			out.OCR = slices.Contains(info.OCRPages, page)
 		}
 	}

@@ -31,7 +31,7 @@ func TestPageWords(t *testing.T) {
 	a.start(context.Background())
 	defer a.stop()
 
-	res, err := eng.IngestFile(a.ctx, scan, nil)
+	res, err := eng.IngestFile(a.ctx(), scan, nil)
 	if err != nil || res.Status != engine.Inserted || len(res.OCRPages) != 1 {
 		t.Fatalf("ingest: %+v %v", res, err)
 	}
@@ -42,7 +42,7 @@ func TestPageWords(t *testing.T) {
 	if !pw.OCR || len(pw.Words) < 20 || pw.Width < 100 || pw.Height < 100 {
 		t.Fatalf("PageWords = ocr %v, %d words, %gx%g", pw.OCR, len(pw.Words), pw.Width, pw.Height)
 	}
-	text, err := eng.Library().PageText(a.ctx, res.DocID, 1)
+	text, err := eng.Library().PageText(a.ctx(), res.DocID, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,13 +21,11 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 	var b [8]byte
 	rand.Read(b[:])
 	id := hex.EncodeToString(b[:])
-	ctx, cancel := context.WithCancel(a.ctx)
+	ctx, cancel := context.WithCancel(a.ctx())
 	a.mu.Lock()
 	a.asks[id] = cancel
 	a.mu.Unlock()
-	a.answers.Add(1)
-	go func() {
-		defer a.answers.Done()
+	a.ws.Track(func() {
 		defer func() {
 			a.mu.Lock()
 			delete(a.asks, id)
@@ -35,7 +33,7 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 			cancel()
 		}()
 		opt.OnLearn = func([]library.Memory) { a.memoryChanged() }
-		ans, err := a.eng.AskSession(ctx, question, opt, func(ev engine.AskEvent) error {
+		ans, err := a.eng().AskSession(ctx, question, opt, func(ev engine.AskEvent) error {
 			if ev.IsStart {
 				a.emit.Emit(EventAnswerStart, AnswerStart{AskID: id, Question: question, Citations: citations(ev.Start),
 					SessionID: ev.SessionID})
@@ -45,7 +43,7 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 			return nil
 		})
 		if ans != nil && ans.SessionID != "" {
-			if s, serr := a.eng.Library().Session(a.ctx, ans.SessionID); serr == nil {
+			if s, serr := a.eng().Library().Session(a.ctx(), ans.SessionID); serr == nil {
 				a.emit.Emit(EventSessionChanged, s)
 			}
 			if ans.Usage.CostUSD > 0 {
@@ -61,7 +59,7 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 			}
 			if errors.Is(err, llm.ErrModelNotFound) {
 				// The UI offers to download it (PullModel).
-				payload.Pull = a.eng.Config().ChatModel
+				payload.Pull = a.eng().Config().ChatModel
 			}
 			if ans != nil {
 				payload.Partial = ans.Text
@@ -76,7 +74,7 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 			Truncated: ans.Truncated, Question: ans.Question, Standalone: ans.Standalone,
 			SessionID: ans.SessionID, MessageID: ans.MessageID, Warning: ans.Warning, Claims: ans.Claims,
 			Cached: ans.Cached != nil, CachedFrom: ans.Cached})
-	}()
+	})
 	return id, nil
 }
 
@@ -85,36 +83,36 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 // a list (empty: the whole library) becomes its scope. overrideBudget answers with a cloud
 // model even past the budget cap.
 func (a *App) AskInSession(sessionID, question string, docIDs []string, overrideBudget bool) (string, error) {
-	defer a.gate.Enter()()
+	defer a.ws.Enter()()
 	return a.startAsk(question, engine.AskOptions{SessionID: sessionID, DocIDs: docIDs, OverrideBudget: overrideBudget})
 }
 
 // AskFresh asks again in a study session without the answer cache (sessionID "" starts
 // a new one): the model answers, and its answer replaces the cached one. Events as for Ask.
 func (a *App) AskFresh(sessionID, question string, docIDs []string, overrideBudget bool) (string, error) {
-	defer a.gate.Enter()()
+	defer a.ws.Enter()()
 	return a.startAsk(question, engine.AskOptions{SessionID: sessionID, DocIDs: docIDs, OverrideBudget: overrideBudget, Fresh: true})
 }
 
 // ListSessions lists the study sessions, most recently used first.
 func (a *App) ListSessions() ([]library.Session, error) {
-	defer a.gate.Enter()()
-	return a.eng.Sessions(a.ctx)
+	defer a.ws.Enter()()
+	return a.eng().Sessions(a.ctx())
 }
 
 // GetSession returns a session with every exchange and its citations, to resume it.
 func (a *App) GetSession(sessionID string) (engine.SessionDetail, error) {
-	defer a.gate.Enter()()
-	return a.eng.Session(a.ctx, sessionID)
+	defer a.ws.Enter()()
+	return a.eng().Session(a.ctx(), sessionID)
 }
 
 // RenameSession renames a session.
 func (a *App) RenameSession(sessionID, title string) error {
-	defer a.gate.Enter()()
-	if err := a.eng.RenameSession(a.ctx, sessionID, title); err != nil {
+	defer a.ws.Enter()()
+	if err := a.eng().RenameSession(a.ctx(), sessionID, title); err != nil {
 		return err
 	}
-	if s, err := a.eng.Library().Session(a.ctx, sessionID); err == nil {
+	if s, err := a.eng().Library().Session(a.ctx(), sessionID); err == nil {
 		a.emit.Emit(EventSessionChanged, s)
 	}
 	return nil
@@ -122,8 +120,8 @@ func (a *App) RenameSession(sessionID, title string) error {
 
 // DeleteSession deletes a session and its history (its spending stays in the total).
 func (a *App) DeleteSession(sessionID string) error {
-	defer a.gate.Enter()()
-	if err := a.eng.DeleteSession(a.ctx, sessionID); err != nil {
+	defer a.ws.Enter()()
+	if err := a.eng().DeleteSession(a.ctx(), sessionID); err != nil {
 		return err
 	}
 	a.emit.Emit(EventSessionChanged, SessionDeleted{ID: sessionID, Deleted: true})
@@ -132,8 +130,8 @@ func (a *App) DeleteSession(sessionID string) error {
 
 // ExportSession returns a session as Markdown with numbered references.
 func (a *App) ExportSession(sessionID string) (string, error) {
-	defer a.gate.Enter()()
-	return a.eng.ExportSession(a.ctx, sessionID)
+	defer a.ws.Enter()()
+	return a.eng().ExportSession(a.ctx(), sessionID)
 }
 
 // Meter is what the header's cost meter shows.
@@ -141,63 +139,63 @@ type Meter = engine.Meter
 
 // Meter returns the money spent in total and the budget.
 func (a *App) Meter() (Meter, error) {
-	defer a.gate.Enter()()
+	defer a.ws.Enter()()
 	return a.meter()
 }
 
 func (a *App) meter() (Meter, error) {
-	return a.eng.Meter(a.ctx)
+	return a.eng().Meter(a.ctx())
 }
 
 // CloudSettings returns the answering settings: provider, cloud models, budget, prices
 // (built-in, dated, and overrides), keep-alive, and where each provider's key comes from
 // (never the key itself).
 func (a *App) CloudSettings() engine.CloudSettings {
-	defer a.gate.Enter()()
-	return a.eng.CloudSettings()
+	defer a.ws.Enter()()
+	return a.eng().CloudSettings()
 }
 
 // SetCloudSettings saves new answering settings (in the library's config.json; keys are
 // set apart with SetAPIKey) and returns them as now in force.
 func (a *App) SetCloudSettings(s engine.CloudSettings) (engine.CloudSettings, error) {
-	defer a.gate.Enter()()
-	if err := a.eng.SetCloudSettings(s); err != nil {
+	defer a.ws.Enter()()
+	if err := a.eng().SetCloudSettings(s); err != nil {
 		return engine.CloudSettings{}, err
 	}
 	a.emit.Emit(EventStatusChanged, a.status())
 	if m, err := a.meter(); err == nil {
 		a.emit.Emit(EventMeterChanged, m)
 	}
-	return a.eng.CloudSettings(), nil
+	return a.eng().CloudSettings(), nil
 }
 
 // SetAPIKey stores a provider's API key ("openai" or "anthropic") in the OS keyring.
 // Where the machine has no keyring service the error says which environment variable to
 // set instead.
 func (a *App) SetAPIKey(provider, key string) (engine.CloudSettings, error) {
-	defer a.gate.Enter()()
+	defer a.ws.Enter()()
 	if err := llm.SetAPIKey(provider, key); err != nil {
 		return engine.CloudSettings{}, err
 	}
-	a.eng.RefreshStatus()
+	a.eng().RefreshStatus()
 	a.emit.Emit(EventStatusChanged, a.status())
-	return a.eng.CloudSettings(), nil
+	return a.eng().CloudSettings(), nil
 }
 
 // DeleteAPIKey removes a provider's API key from the OS keyring.
 func (a *App) DeleteAPIKey(provider string) (engine.CloudSettings, error) {
-	defer a.gate.Enter()()
+	defer a.ws.Enter()()
 	if err := llm.DeleteAPIKey(provider); err != nil {
 		return engine.CloudSettings{}, err
 	}
-	a.eng.RefreshStatus()
+	a.eng().RefreshStatus()
 	a.emit.Emit(EventStatusChanged, a.status())
-	return a.eng.CloudSettings(), nil
+	return a.eng().CloudSettings(), nil
 }
 
 // Stats sums every answer's metrics (questions, cache hits, latency, tokens, cost), in
 // total and per day, for the stats view.
 func (a *App) Stats() (library.Stats, error) {
-	defer a.gate.Enter()()
-	return a.eng.Stats(a.ctx)
+	defer a.ws.Enter()()
+	return a.eng().Stats(a.ctx())
 }

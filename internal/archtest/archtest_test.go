@@ -25,25 +25,26 @@ var layers = map[string]int{
 	"":                       0, // main: the Wails entry and the CLI's dispatch
 	"cli":                    1, // headless commands; `carrel serve` runs the bridge over HTTP
 	"app":                    2, // the bridge to the webview
-	"backend/engine":         3, // the coordinator
-	"backend/chat":           4, // answering: prompt, model call, citations
-	"backend/chunk":          4, // cutting documents into passages
-	"backend/retrieve":       4, // finding passages
-	"backend/rerank":         4,
-	"backend/memory":         4,
-	"backend/cache":          4, // when two questions are the same
-	"backend/study":          4, // flashcards: made from passages, kept in decks, reviewed
-	"backend/ingest":         5, // reading sources
-	"backend/llm":            5, // model providers
-	"backend/library":        6, // SQLite
-	"backend/index":          6, // FAISS and bleve
-	"backend/ingest/pdftext": 6,
-	"backend/index/faiss":    7,
-	"backend/logfile":        7, // the rotated log file a menu-launched app writes
-	"backend/crashpoint":     7, // named kill points for the crash tests, inert for users
-	"backend/envconfig":      8,
-	"backend/index/flat":     8, // the pure-Go index behind faiss's API without cgo (-tags nofaiss)
-	"backend/study/fsrs":     8, // the FSRS scheduler, as ts-fsrs computes it
+	"backend/workspace":      3, // the open library, its running work, switching it
+	"backend/engine":         4, // the coordinator
+	"backend/chat":           5, // answering: prompt, model call, citations
+	"backend/chunk":          5, // cutting documents into passages
+	"backend/retrieve":       5, // finding passages
+	"backend/rerank":         5,
+	"backend/memory":         5,
+	"backend/cache":          5, // when two questions are the same
+	"backend/study":          5, // flashcards: made from passages, kept in decks, reviewed
+	"backend/ingest":         6, // reading sources
+	"backend/llm":            6, // model providers
+	"backend/library":        7, // SQLite
+	"backend/index":          7, // FAISS and bleve
+	"backend/ingest/pdftext": 7,
+	"backend/index/faiss":    8,
+	"backend/logfile":        8, // the rotated log file a menu-launched app writes
+	"backend/crashpoint":     8, // named kill points for the crash tests, inert for users
+	"backend/envconfig":      9,
+	"backend/index/flat":     9, // the pure-Go index behind faiss's API without cgo (-tags nofaiss)
+	"backend/study/fsrs":     9, // the FSRS scheduler, as ts-fsrs computes it
 }
 
 type pkg struct {

@@ -153,7 +153,7 @@ export type CacheStatus = {
   note?: string;
 };
 
-/** github.com/carrel-app/carrel/app.ChunkSettings */
+/** github.com/carrel-app/carrel/backend/workspace.ChunkSettings */
 export type ChunkSettings = {
   doc_types: string[];
   profiles: Record<string, Record<string, number>>;
@@ -192,7 +192,7 @@ export type SessionDetail = {
   scope: string[];
 };
 
-/** github.com/carrel-app/carrel/app.LibraryFolder */
+/** github.com/carrel-app/carrel/backend/workspace.LibraryFolder */
 export type LibraryFolder = {
   dir: string;
   standard: string;
@@ -243,7 +243,7 @@ export type Session = {
   cost_usd: number;
 };
 
-/** github.com/carrel-app/carrel/app.WatchedFolder */
+/** github.com/carrel-app/carrel/backend/workspace.WatchedFolder */
 export type WatchedFolder = {
   dir: string;
   active: boolean;
@@ -408,7 +408,7 @@ export type Memory = {
 /** github.com/carrel-app/carrel/backend/chat.CacheMatch */
 export type CacheMatch = "meaning" | "words";
 
-/** github.com/carrel-app/carrel/app.ChunkField */
+/** github.com/carrel-app/carrel/backend/workspace.ChunkField */
 export type ChunkField = {
   name: string;
   integer: boolean;

@@ -1,4 +1,4 @@
-package engine
+package workspace
 
 import (
 	"sync"
