@@ -41,22 +41,22 @@ descendants() {
 kb() { awk -v f="$1:" '$1 == f { print $2; found = 1 } END { if (!found) print 0 }' "/proc/$2/smaps_rollup" 2>/dev/null || echo 0; }
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-maps=() totals=() apps=() anons=() helpers=()
-for r in $(seq "$runs"); do
-  home=$work/home$r
+# measure BIN HOME LOG: launches BIN, waits for its window, idles, and sets map_s (seconds
+# until the window mapped) and the PSS in kB of its whole process tree (total) and of the
+# main process (app, anon).
+measure() {
+  local home=$2 p pss mapped="" start
   mkdir -p "$home"
-  if [ "$cache" = cold ]; then export CARREL_CACHE_DIR=$home/.cache/carrel; else export CARREL_CACHE_DIR=$warm_cache; fi
   start=$(date +%s%N)
   HOME=$home XDG_CONFIG_HOME=$home/.config XDG_STATE_HOME=$home/.local/state \
-    "$bin" --library "$home/library" >"$work/app$r.log" 2>&1 &
+    "$1" --library "$home/library" >"$3" 2>&1 &
   app_pid=$!
-  mapped=""
   for _ in $(seq 1500); do
     if xdotool search --onlyvisible --name '^Carrel$' >/dev/null 2>&1; then mapped=$(date +%s%N); break; fi
-    kill -0 "$app_pid" 2>/dev/null || { cat "$work/app$r.log" >&2; echo "FAIL: the app exited" >&2; exit 1; }
+    kill -0 "$app_pid" 2>/dev/null || { cat "$3" >&2; echo "FAIL: $1 exited" >&2; exit 1; }
     sleep 0.01
   done
-  [ -n "$mapped" ] || { echo "FAIL: no window in 15 s" >&2; exit 1; }
+  [ -n "$mapped" ] || { echo "FAIL: no window from $1 in 15 s" >&2; exit 1; }
   map_s=$(awk -v a="$start" -v b="$mapped" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
   sleep "$idle"
   total=0 app=0 anon=0
@@ -65,17 +65,41 @@ for r in $(seq "$runs"); do
     total=$((total + pss))
     if [ "$p" = "$app_pid" ]; then app=$pss; anon=$(kb Pss_Anon "$p"); fi
   done
-  mb() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
-  echo "run $r: window mapped after ${map_s} s; idle PSS $(mb $total) MB (Carrel $(mb $app) MB, of which anonymous $(mb $anon) MB; WebKit helpers $(mb $((total - app))) MB)"
-  maps+=("$map_s") totals+=("$(mb $total)") apps+=("$(mb $app)") anons+=("$(mb $anon)") helpers+=("$(mb $((total - app)))")
   kill "$app_pid"
   wait "$app_pid" 2>/dev/null || true
   app_pid=""
+}
+mb() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
+
+# The anchor (ANCHOR=path of a hello-world Wails app, internal/bench/hellowails) runs
+# right after each Carrel launch, so both see the same machine.
+anchor=${ANCHOR:-}
+maps=() totals=() apps=() anons=() helpers=() amaps=() atotals=()
+for r in $(seq "$runs"); do
+  home=$work/home$r
+  mkdir -p "$home"
+  if [ "$cache" = cold ]; then export CARREL_CACHE_DIR=$home/.cache/carrel; else export CARREL_CACHE_DIR=$warm_cache; fi
+  measure "$bin" "$home" "$work/app$r.log"
+  echo "run $r: window mapped after ${map_s} s; idle PSS $(mb $total) MB (Carrel $(mb $app) MB, of which anonymous $(mb $anon) MB; WebKit helpers $(mb $((total - app))) MB)"
+  maps+=("$map_s") totals+=("$(mb $total)") apps+=("$(mb $app)") anons+=("$(mb $anon)") helpers+=("$(mb $((total - app)))")
+  if [ -n "$anchor" ]; then
+    measure "$anchor" "$work/anchor$r" "$work/anchor$r.log"
+    echo "run $r: anchor (hello-world Wails) mapped after ${map_s} s; idle PSS $(mb $total) MB"
+    amaps+=("$map_s") atotals+=("$(mb $total)")
+  fi
 done
 
 # The CLI: peak resident memory of `carrel status` on the same kind of library.
 HOME=$work/home1 /usr/bin/time -o "$work/cli.time" -f '%M' "$bin" --library "$work/home1/library" status >/dev/null 2>&1 || true
 cli_kb=$(tail -1 "$work/cli.time")
-echo "footprint window_s=$(printf '%s\n' "${maps[@]}" | median) idle_pss_mb=$(printf '%s\n' "${totals[@]}" | median)" \
-  "app_pss_mb=$(printf '%s\n' "${apps[@]}" | median) app_anon_mb=$(printf '%s\n' "${anons[@]}" | median)" \
-  "helpers_pss_mb=$(printf '%s\n' "${helpers[@]}" | median) cli_status_rss_mb=$((cli_kb / 1024)) (median of $runs, idle ${idle} s, $cache PDFium cache)"
+spread() { sort -n | awk '{ a[NR] = $1 } END { printf "%s-%s", a[1], a[NR] }'; }
+line="footprint window_s=$(printf '%s\n' "${maps[@]}" | median) ($(printf '%s\n' "${maps[@]}" | spread)) idle_pss_mb=$(printf '%s\n' "${totals[@]}" | median) ($(printf '%s\n' "${totals[@]}" | spread))"
+line="$line app_pss_mb=$(printf '%s\n' "${apps[@]}" | median) app_anon_mb=$(printf '%s\n' "${anons[@]}" | median)"
+line="$line helpers_pss_mb=$(printf '%s\n' "${helpers[@]}" | median) cli_status_rss_mb=$((cli_kb / 1024))"
+if [ -n "$anchor" ]; then
+  aw=$(printf '%s\n' "${amaps[@]}" | median) am=$(printf '%s\n' "${atotals[@]}" | median)
+  line="$line anchor_window_s=$aw anchor_idle_pss_mb=$am"
+  line="$line window_ratio=$(awk -v a="$(printf '%s\n' "${maps[@]}" | median)" -v b="$aw" 'BEGIN { printf "%.2f", a / b }')"
+  line="$line pss_ratio=$(awk -v a="$(printf '%s\n' "${totals[@]}" | median)" -v b="$am" 'BEGIN { printf "%.2f", a / b }')"
+fi
+echo "$line (median (min-max) of $runs, idle ${idle} s, $cache PDFium cache)"
