@@ -4,6 +4,7 @@
 //	carrel [--library DIR] search [--json] [--k N] [--mode hybrid|lexical|vector] QUESTION
 //	carrel [--library DIR] ask [--json] [--session ID] QUESTION
 //	carrel [--library DIR] sessions list|show|export|rename|delete
+//	carrel [--library DIR] study cards|decks|review|export|edit|suspend|unsuspend|delete
 //	carrel [--library DIR] status
 //	carrel [--library DIR] serve [--addr HOST:PORT] [--open]
 package cli
@@ -65,6 +66,7 @@ Usage:
                                       ask in a new study session, or continue one
                                       (--fresh: ask the model even if the answer cache has it)
   carrel [flags] sessions list|show ID|export ID|rename ID TITLE|delete ID
+  carrel [flags] study cards|decks|review|export|edit|suspend|delete   flashcards (carrel study for help)
   carrel [flags] keys status|set PROVIDER|delete PROVIDER   API keys in the OS keyring
   carrel [flags] status               what works now (Ollama, models, mode)
   carrel [flags] stats [--json]       questions, latency, tokens and cost, per day and in total
@@ -155,12 +157,13 @@ func Run(args []string, env Env) (engine.Config, int, error) {
 	cmd, cmdArgs := rest[0], rest[1:]
 	run, ok := map[string]func(context.Context, *engine.Engine, []string, Env) error{
 		"ingest": ingestCmd, "search": searchCmd, "ask": askCmd, "status": statusCmd, "serve": serveCmd, "sessions": sessionsCmd, "keys": keysCmd, "eval": evalCmd, "stats": statsCmd, "memory": memoryCmd, "cache": cacheCmd,
+		"study": studyCmd,
 	}[cmd]
 	if !ok {
 		if paths, ok := existingPaths(rest); ok {
 			return cfg, 0, &OpenFiles{Paths: paths}
 		}
-		return cfg, 2, fmt.Errorf("unknown command %q: use ingest, search, ask, sessions, memory, cache, keys, stats, status or serve (carrel -h for help)", cmd)
+		return cfg, 2, fmt.Errorf("unknown command %q: use ingest, search, ask, sessions, study, memory, cache, keys, stats, status or serve (carrel -h for help)", cmd)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -102,7 +102,7 @@ var pageNumbered = regexp.MustCompile(`[\p{L},.]\s+\d{1,4}$`)
 
 // verifies cards made with no model from every PDF of the pdfcpu corpus: each card's
 // answer is verbatim in its span, the span is at its offsets in its passage and at its
-// page offsets in the page texts (what the viewer highlights), no card is made twice
+// page offsets in the page texts (what the viewer highlights) and on one page, no card is made twice
 // (making cards again adds none), and no answer is debris: a number, a contents or index
 // line, a running head or footer. It logs cards per 100 pages in all and per document
 // type, and a sample to read.
@@ -183,6 +183,9 @@ func TestCorpusCards(t *testing.T) {
 			p, ok := byID[c.ChunkID]
 			if !ok || c.SpanEnd > len(p.Text) || p.Text[c.SpanStart:c.SpanEnd] != c.Context {
 				t.Errorf("%s: span not at its offsets in passage %s", name, c.ChunkID)
+			}
+			if c.Page != c.PageEnd {
+				t.Errorf("%s: the span crosses a page break (pages %d-%d), where running heads and page numbers sit", name, c.Page, c.PageEnd)
 			}
 			if got := pageSpan(pages, c); got != c.Context {
 				t.Errorf("%s: page offsets %d:%d-%d:%d give %q", name, c.Page, c.Start, c.PageEnd, c.End, got)

@@ -28,6 +28,10 @@ type Passage struct {
 	DocID   string
 	Section string
 	Text    string
+	// Breaks are the offsets in Text of the separators between pages. A span across one
+	// may hold the page's furniture (a running head, a page number) mid-sentence, so no
+	// card stands on one.
+	Breaks []int
 }
 
 // Draft is a card made from a passage, before it is placed in a deck. Back is text of the
@@ -80,6 +84,11 @@ func Generate(passages []Passage) []Draft {
 		add := func(d Draft) {
 			if len(mine) >= perPassageMax || d.Back == "" || d.Front == "" {
 				return
+			}
+			for _, b := range p.Breaks {
+				if b >= d.SpanStart && b < d.SpanEnd {
+					return
+				}
 			}
 			k := Dedup(d.Front, d.Back)
 			if seen[k] {

@@ -114,7 +114,7 @@ func Make(ctx context.Context, lib *library.Library, deck library.Deck, docIDs [
 			return res, fmt.Errorf("make cards: %w", err)
 		}
 		for _, p := range ps {
-			passages = append(passages, Passage{ChunkID: p.ID, DocID: id, Section: p.Section, Text: p.Text})
+			passages = append(passages, Passage{ChunkID: p.ID, DocID: id, Section: p.Section, Text: p.Text, Breaks: breaks(p, pages[id])})
 			parents = append(parents, p)
 		}
 	}
@@ -175,6 +175,24 @@ func locate(p library.Chunk, pages []string, off int) (page, pageOff int) {
 		pos += to - from + 1
 	}
 	return p.PageEnd, p.End
+}
+
+// breaks returns the offsets of the page separators in passage p's text.
+func breaks(p library.Chunk, pages []string) []int {
+	var out []int
+	pos := 0
+	for n := p.PageStart; n < p.PageEnd && n <= len(pages); n++ {
+		from, to := 0, len(pages[n-1])
+		if n == p.PageStart {
+			from = p.Start
+		} else if to == 0 {
+			continue
+		}
+		pos += to - from
+		out = append(out, pos)
+		pos++
+	}
+	return out
 }
 
 // Recheck ties cards whose passage changed (their document was re-read or re-chunked)

@@ -204,6 +204,9 @@ func debris(span string) bool {
 		if ingest.NavigationLine(l) && len(lines) > 1 {
 			return true
 		}
+		if t := strings.TrimSpace(l); len(lines) > 1 && t != "" && strings.Trim(t, "0123456789ivxlcIVXLC") == "" {
+			return true // a page number on a line of its own
+		}
 		if len(strings.Fields(l)) <= 3 {
 			short++
 		}

@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/study"
+)
+
+// Study: flashcards of a library (backend/study does the work; these only hand it the
+// library and the time, and refuse changes to a read-only library).
+
+// MakeCards makes cards with no model for a study session's deck (sessionID) or for the
+// documents' own deck, and returns what was added.
+func (e *Engine) MakeCards(ctx context.Context, sessionID string, docIDs []string) (study.MakeResult, error) {
+	if e.readOnly {
+		return study.MakeResult{}, e.readOnlyError()
+	}
+	now := time.Now()
+	deck, err := study.OpenDeck(ctx, e.lib, sessionID, docIDs, now)
+	if err != nil {
+		return study.MakeResult{}, err
+	}
+	return study.Make(ctx, e.lib, deck, nil, now)
+}
+
+// Deck returns a deck with its counts now.
+func (e *Engine) Deck(ctx context.Context, id string) (library.Deck, error) {
+	return e.lib.Deck(ctx, id, time.Now())
+}
+
+// Decks lists the decks with their counts now.
+func (e *Engine) Decks(ctx context.Context) ([]library.Deck, error) {
+	return e.lib.Decks(ctx, time.Now())
+}
+
+// DeckCards lists a deck's cards (every deck's when deckID is empty) in the order made.
+func (e *Engine) DeckCards(ctx context.Context, deckID string) ([]library.Card, error) {
+	return study.Cards(ctx, e.lib, library.CardFilter{DeckID: deckID})
+}
+
+// DueCards lists the cards of a deck (every deck's when deckID is empty) due now, most
+// overdue first.
+func (e *Engine) DueCards(ctx context.Context, deckID string, limit int) ([]library.Card, error) {
+	return study.Due(ctx, e.lib, deckID, time.Now(), limit)
+}
+
+// DueByDocument counts the cards due now per document, for the library list.
+func (e *Engine) DueByDocument(ctx context.Context) (map[string]int, error) {
+	return e.lib.DueByDocument(ctx, time.Now())
+}
+
+// GradeCard records a review of a card (1 again, 2 hard, 3 good, 4 easy) now.
+func (e *Engine) GradeCard(ctx context.Context, id int64, grade int) (library.Card, error) {
+	if e.readOnly {
+		return library.Card{}, e.readOnlyError()
+	}
+	return study.Grade(ctx, e.lib, id, grade, time.Now())
+}
+
+// EditCard sets a card's question and answer.
+func (e *Engine) EditCard(ctx context.Context, id int64, front, back string) (library.Card, error) {
+	if e.readOnly {
+		return library.Card{}, e.readOnlyError()
+	}
+	return study.Edit(ctx, e.lib, id, front, back)
+}
+
+// SuspendCard takes a card out of reviews, or puts it back.
+func (e *Engine) SuspendCard(ctx context.Context, id int64, suspended bool) error {
+	if e.readOnly {
+		return e.readOnlyError()
+	}
+	return e.lib.SuspendCard(ctx, id, suspended)
+}
+
+// DeleteCard removes a card and its reviews.
+func (e *Engine) DeleteCard(ctx context.Context, id int64) error {
+	if e.readOnly {
+		return e.readOnlyError()
+	}
+	return e.lib.DeleteCard(ctx, id)
+}
+
+// ExportDeck writes a deck's cards as Anki text import, CSV or Markdown.
+func (e *Engine) ExportDeck(ctx context.Context, deckID, format string) (string, error) {
+	deck, err := e.Deck(ctx, deckID)
+	if err != nil {
+		return "", err
+	}
+	cards, err := e.DeckCards(ctx, deckID)
+	if err != nil {
+		return "", err
+	}
+	titles := map[string]string{}
+	for _, c := range cards {
+		if _, ok := titles[c.DocID]; !ok {
+			d, err := e.lib.Document(ctx, c.DocID)
+			if err != nil {
+				return "", fmt.Errorf("export deck: %w", err)
+			}
+			titles[c.DocID] = d.Title
+		}
+	}
+	var b strings.Builder
+	if err := study.Export(&b, deck, cards, titles, format); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}

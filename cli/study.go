@@ -1,0 +1,236 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/study"
+)
+
+const studyUsage = `usage: carrel study cards [--json] (--session ID | DOC...)
+                                      make flashcards with no model and list the deck
+       carrel study decks [--json]
+       carrel study review [--json] [--deck ID | --session ID | DOC...]   the cards due now
+       carrel study review [--json] --card ID --grade 1|2|3|4             grade one (again, hard, good, easy)
+       carrel study export --format anki|csv|md [--out FILE] (--deck ID | --session ID | DOC...)
+       carrel study edit ID --front TEXT --back TEXT
+       carrel study suspend|unsuspend|delete ID
+DOC is a document id (or the start of one) from carrel search --json or the app.`
+
+// studyCmd makes, reviews and exports flashcards.
+func studyCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) error {
+	if len(args) == 0 {
+		return usageError{errors.New(studyUsage)}
+	}
+	sub, args := args[0], args[1:]
+	fsg := flag.NewFlagSet("study "+sub, flag.ContinueOnError)
+	fsg.SetOutput(env.Stderr)
+	asJSON := fsg.Bool("json", false, "print JSON")
+	session := fsg.String("session", "", "the study session whose deck to use")
+	deckID := fsg.String("deck", "", "deck id (see carrel study decks)")
+	card := fsg.Int64("card", 0, "card id to grade")
+	grade := fsg.Int("grade", 0, "1 again, 2 hard, 3 good, 4 easy")
+	format := fsg.String("format", "", "export format: anki, csv or md")
+	out := fsg.String("out", "", "write the export to this file (default standard output)")
+	front := fsg.String("front", "", "the card's question")
+	back := fsg.String("back", "", "the card's answer")
+	args, err := parseInterspersed(fsg, args)
+	if err != nil {
+		return usageError{err}
+	}
+	print := func(v any, text func()) error {
+		if *asJSON {
+			return json.NewEncoder(env.Stdout).Encode(v)
+		}
+		text()
+		return nil
+	}
+	// deck names the deck the flags and arguments choose.
+	deck := func() (string, error) {
+		switch {
+		case *deckID != "":
+			return *deckID, nil
+		case *session != "":
+			return study.DeckID(*session, nil), nil
+		case len(args) > 0:
+			ids, err := docIDs(ctx, eng, args)
+			return study.DeckID("", ids), err
+		}
+		return "", nil
+	}
+	switch sub {
+	case "cards":
+		if *session == "" && len(args) == 0 {
+			return usageError{errors.New("study cards: give --session ID or document ids\n" + studyUsage)}
+		}
+		var ids []string
+		if *session == "" {
+			var err error
+			if ids, err = docIDs(ctx, eng, args); err != nil {
+				return err
+			}
+		}
+		res, err := eng.MakeCards(ctx, *session, ids)
+		if err != nil {
+			return err
+		}
+		cards, err := eng.DeckCards(ctx, res.Deck.ID)
+		if err != nil {
+			return err
+		}
+		return print(struct {
+			study.MakeResult
+			Cards []library.Card `json:"cards"`
+		}{res, cards}, func() {
+			fmt.Fprintf(env.Stdout, "%s: %d passages, %d cards made, %d new, %d already in the deck (%d cards, %d due)\n",
+				res.Deck.Title, res.Passages, res.Made, res.Added, res.Existing, res.Deck.Cards, res.Deck.Due)
+			for _, c := range cards {
+				printCard(env, c)
+			}
+		})
+	case "decks":
+		decks, err := eng.Decks(ctx)
+		if err != nil {
+			return err
+		}
+		return print(decks, func() {
+			if len(decks) == 0 {
+				fmt.Fprintln(env.Stdout, "No decks yet: carrel study cards DOC makes one.")
+			}
+			for _, d := range decks {
+				fmt.Fprintf(env.Stdout, "%-40s %4d cards %4d due  %s\n", d.ID, d.Cards, d.Due, d.Title)
+			}
+		})
+	case "review":
+		if *card != 0 || *grade != 0 {
+			if *card <= 0 || *grade < 1 || *grade > 4 {
+				return usageError{errors.New("study review: --card ID and --grade 1..4 go together")}
+			}
+			c, err := eng.GradeCard(ctx, *card, *grade)
+			if err != nil {
+				return err
+			}
+			return print(c, func() {
+				fmt.Fprintf(env.Stdout, "card %d graded %d: due %s (%d days)\n", c.ID, *grade,
+					c.Schedule.Due.Local().Format("2006-01-02 15:04"), c.Schedule.ScheduledDays)
+			})
+		}
+		id, err := deck()
+		if err != nil {
+			return err
+		}
+		due, err := eng.DueCards(ctx, id, 0)
+		if err != nil {
+			return err
+		}
+		return print(due, func() {
+			fmt.Fprintf(env.Stdout, "%d cards due\n", len(due))
+			for _, c := range due {
+				printCard(env, c)
+			}
+		})
+	case "export":
+		id, err := deck()
+		if err != nil {
+			return err
+		}
+		if id == "" || *format == "" {
+			return usageError{errors.New("study export: give --format and a deck (--deck, --session or document ids)")}
+		}
+		text, err := eng.ExportDeck(ctx, id, *format)
+		if err != nil {
+			return err
+		}
+		if *out != "" {
+			return os.WriteFile(*out, []byte(text), 0o644)
+		}
+		_, err = fmt.Fprint(env.Stdout, text)
+		return err
+	case "edit", "suspend", "unsuspend", "delete":
+		if len(args) != 1 {
+			return usageError{errors.New(studyUsage)}
+		}
+		n, err := strconv.ParseInt(args[0], 10, 64)
+		if err != nil || n <= 0 {
+			return usageError{fmt.Errorf("study %s: %q is not a card id", sub, args[0])}
+		}
+		switch sub {
+		case "edit":
+			c, err := eng.EditCard(ctx, n, *front, *back)
+			if err != nil {
+				return err
+			}
+			return print(c, func() { printCard(env, c) })
+		case "delete":
+			err = eng.DeleteCard(ctx, n)
+		default:
+			err = eng.SuspendCard(ctx, n, sub == "suspend")
+		}
+		if err != nil {
+			return err
+		}
+		return print(map[string]any{"id": n, "done": sub}, func() { fmt.Fprintf(env.Stdout, "card %d: %sed\n", n, strings.TrimSuffix(sub, "e")) })
+	}
+	return usageError{fmt.Errorf("study: unknown command %q\n%s", sub, studyUsage)}
+}
+
+// parseInterspersed parses flags that may come after the arguments ("edit 12 --front Q"),
+// returning the arguments.
+func parseInterspersed(fsg *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fsg.Parse(args); err != nil {
+			return nil, err
+		}
+		if fsg.NArg() == 0 {
+			return rest, nil
+		}
+		rest = append(rest, fsg.Arg(0))
+		args = fsg.Args()[1:]
+	}
+}
+
+func printCard(env Env, c library.Card) {
+	flags := ""
+	if c.Suspended {
+		flags += " (suspended)"
+	}
+	if c.Stale {
+		flags += " (stale: its text is gone from the document)"
+	}
+	fmt.Fprintf(env.Stdout, "%5d  [%s] p.%d%s\n       Q: %s\n       A: %s\n", c.ID, c.Kind, c.Page, flags, c.Front, strings.Join(strings.Fields(c.Back), " "))
+}
+
+// docIDs resolves document ids or unique starts of them.
+func docIDs(ctx context.Context, eng *engine.Engine, args []string) ([]string, error) {
+	docs, err := eng.Library().Documents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, a := range args {
+		var match []string
+		for _, d := range docs {
+			if strings.HasPrefix(d.ID, a) {
+				match = append(match, d.ID)
+			}
+		}
+		switch len(match) {
+		case 0:
+			return nil, usageError{fmt.Errorf("no document %q in the library", a)}
+		case 1:
+			out = append(out, match[0])
+		default:
+			return nil, usageError{fmt.Errorf("%q starts %d document ids: give more of it", a, len(match))}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/carrel-app/carrel/internal/testcorpus"
+)
+
+type cardOut struct {
+	ID      int64  `json:"id"`
+	DeckID  string `json:"deck_id"`
+	DocID   string `json:"doc_id"`
+	Kind    string `json:"kind"`
+	Front   string `json:"front"`
+	Back    string `json:"back"`
+	Context string `json:"context"`
+	Page    int    `json:"page"`
+	Start   int    `json:"start"`
+	End     int    `json:"end"`
+	Stale   bool   `json:"stale"`
+	Sched   struct {
+		State int    `json:"state"`
+		Due   string `json:"due"`
+		Reps  int    `json:"reps"`
+	} `json:"schedule"`
+}
+
+// verifies flashcards through the CLI with no model: cards are made from a real PDF
+// (all of Walden) with their answers in their spans, making them again adds none, the due list
+// holds them, a grade reschedules one out of it, edit/suspend/delete work, and the three
+// exports carry every card with its source; a bad grade is a usage error.
+func TestStudyCLI(t *testing.T) {
+	lib := t.TempDir()
+	flags := []string{"--library", lib, "--ollama-host", "127.0.0.1:9"}
+	run := func(args ...string) []byte { return carrel(t, append(append([]string{}, flags...), args...)...) }
+	rs := ingestResults(t, run("ingest", filepath.Join(testcorpus.Dir(t), "WaldenFull.pdf")))
+	doc := rs[0].DocID
+
+	var made struct {
+		Deck struct {
+			ID    string `json:"id"`
+			Cards int    `json:"cards"`
+			Due   int    `json:"due"`
+		} `json:"deck"`
+		Made, Added int
+		Cards       []cardOut `json:"cards"`
+	}
+	if err := json.Unmarshal(run("study", "cards", "--json", doc[:12]), &made); err != nil {
+		t.Fatal(err)
+	}
+	if made.Added < 20 || len(made.Cards) != made.Added || made.Deck.ID != "doc:"+doc || made.Deck.Due != made.Added {
+		t.Fatalf("study cards: deck %+v, made %d, added %d, %d listed", made.Deck, made.Made, made.Added, len(made.Cards))
+	}
+	for _, c := range made.Cards {
+		if !strings.Contains(c.Context, c.Back) || c.Page < 1 || c.DocID != doc {
+			t.Fatalf("card %+v", c)
+		}
+	}
+	var again struct{ Added, Existing int }
+	json.Unmarshal(run("study", "cards", "--json", doc), &again)
+	if again.Added != 0 || again.Existing != made.Made {
+		t.Fatalf("made again: %+v", again)
+	}
+
+	var due []cardOut
+	json.Unmarshal(run("study", "review", "--json", doc), &due)
+	if len(due) != made.Added {
+		t.Fatalf("%d due, want %d", len(due), made.Added)
+	}
+	first := due[0]
+	var graded cardOut
+	json.Unmarshal(run("study", "review", "--json", "--card", strconv.FormatInt(first.ID, 10), "--grade", "4"), &graded)
+	if graded.ID != first.ID || graded.Sched.State != 2 || graded.Sched.Reps != 1 {
+		t.Fatalf("graded easy: %+v", graded)
+	}
+	json.Unmarshal(run("study", "review", "--json", "--deck", made.Deck.ID), &due)
+	if len(due) != made.Added-1 {
+		t.Fatalf("%d due after grading one easy, want %d", len(due), made.Added-1)
+	}
+	second, third := due[0], due[1]
+	run("study", "suspend", strconv.FormatInt(second.ID, 10))
+	run("study", "delete", strconv.FormatInt(third.ID, 10))
+	var edited cardOut
+	json.Unmarshal(run("study", "edit", "--json", strconv.FormatInt(first.ID, 10), "--front", "Who went to the woods?", "--back", "Thoreau"), &edited)
+	if edited.Front != "Who went to the woods?" || edited.Back != "Thoreau" {
+		t.Fatalf("edited: %+v", edited)
+	}
+	json.Unmarshal(run("study", "review", "--json", doc), &due)
+	if len(due) != made.Added-3 {
+		t.Fatalf("%d due after a suspend and a delete, want %d", len(due), made.Added-3)
+	}
+
+	left := made.Added - 1 // one deleted; the suspended one is exported, tagged
+	anki := string(run("study", "export", "--format", "anki", doc))
+	lines := strings.Split(strings.TrimSpace(anki), "\n")
+	if !strings.HasPrefix(anki, "#separator:tab\n") || !strings.Contains(anki, "#columns:Front\tBack\tSource\tTags\n") || len(lines) != left+6 {
+		t.Fatalf("anki export: %d lines, want %d:\n%s", len(lines), left+6, anki[:min(len(anki), 600)])
+	}
+	for _, l := range lines[6:] {
+		f := strings.Split(l, "\t")
+		if len(f) != 4 || !strings.Contains(f[2], "p. ") || !strings.Contains(f[3], "carrel::") {
+			t.Fatalf("anki line %q", l)
+		}
+	}
+	if !strings.Contains(anki, "Who went to the woods?\tThoreau\t") || !strings.Contains(anki, "carrel::suspended") {
+		t.Fatalf("anki export lacks the edit or the suspended tag")
+	}
+	rows, err := csv.NewReader(bytes.NewReader(run("study", "export", "--format", "csv", "--deck", made.Deck.ID))).ReadAll()
+	if err != nil || len(rows) != left+1 || rows[0][3] != "front" {
+		t.Fatalf("csv export: %d rows, %v", len(rows), err)
+	}
+	out := filepath.Join(t.TempDir(), "deck.md")
+	run("study", "export", "--format", "md", "--out", out, doc)
+	md, _ := os.ReadFile(out)
+	if strings.Count(string(md), "\n## ") != left || !strings.Contains(string(md), "**Answer:** Thoreau") {
+		t.Fatalf("md export:\n%s", md[:min(len(md), 400)])
+	}
+
+	var errb bytes.Buffer
+	if _, code, _ := Run(append(flags, "study", "review", "--card", "1", "--grade", "5"), Env{Stdout: &bytes.Buffer{}, Stderr: &errb}); code != 2 {
+		t.Errorf("grade 5: exit %d, want 2", code)
+	}
+	if _, code, _ := Run(append(flags, "study", "export", "--format", "pdf", doc), Env{Stdout: &bytes.Buffer{}, Stderr: &errb}); code == 0 {
+		t.Errorf("export as pdf succeeded")
+	}
+}
