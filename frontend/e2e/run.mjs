@@ -2,7 +2,7 @@
 //
 //   CARREL_BIN   the carrel binary (default ../build/bin/carrel, relative to frontend/)
 //   CHROMIUM     the browser (default /usr/bin/chromium)
-//   E2E_ONLY     run only the named flow (first-hour | full | no-model | pull | security | other-origin | feel | sessions | ocr | reread | …)
+//   E2E_ONLY     run only the named flow (first-hour | full | no-model | pull | security | other-origin | feel | sessions | ocr | reread | study | …)
 //
 // Screenshots go to frontend/test-results/. Ends with "N passed, N failed".
 
@@ -17,6 +17,7 @@ import { rereadFlow } from './reread.mjs';
 import { cacheFlow } from './cache.mjs';
 import { firstHourFlow } from './first-hour.mjs';
 import { otherOriginFlow } from './origin.mjs';
+import { studyFlow } from './study.mjs';
 
 const QUESTION = 'What happens on a delicious evening by the pond, when the bullfrogs trump?';
 
@@ -262,6 +263,19 @@ const tests = [
             }),
           carrel,
         );
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'study',
+    title: 'no model: Make cards on a PDF, the due count in the library, a review with the keyboard (space, 1-4), S opens the card\'s source highlighted',
+    async run(ctx) {
+      const port = await closedPort();
+      const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
+      try {
+        return await ctx.inBrowser((page) => studyFlow({ page, url: carrel.url, pdf: ctx.pdf }), carrel);
       } finally {
         await carrel.stop();
       }

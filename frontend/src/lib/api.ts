@@ -9,7 +9,8 @@
 
 import * as parse from './normalize';
 import * as recall from './recall';
-import type { MemorySettings } from './types';
+import * as study from './study';
+import type { Deck, MakeResult, MemorySettings, StudyCard } from './types';
 import type { AddResult, ChunkSettings, LibraryFolder, Stats, CloudSettings, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status, WatchedFolder, WatchSynced } from './types';
 import { EVENT_NAMES } from './types';
 import { parsePageWords, type PageWords } from './ocr-rects';
@@ -61,6 +62,17 @@ interface WailsApp {
   RechunkLibrary(): Promise<unknown>;
   CacheStatus?(): Promise<unknown>;
   OpenLogFolder?(): Promise<unknown>;
+  // Flashcards (optional only so that older test doubles still type-check).
+  MakeCards?(sessionID: string, docIDs: string[]): Promise<unknown>;
+  StudyDecks?(): Promise<unknown>;
+  DueCards?(deckID: string, limit: number): Promise<unknown>;
+  DeckCards?(deckID: string): Promise<unknown>;
+  DueByDocument?(): Promise<unknown>;
+  GradeCard?(cardID: number, grade: number): Promise<unknown>;
+  EditCard?(cardID: number, front: string, back: string): Promise<unknown>;
+  SuspendCard?(cardID: number, suspended: boolean): Promise<unknown>;
+  DeleteCard?(cardID: number): Promise<unknown>;
+  ExportDeck?(deckID: string, format: string): Promise<unknown>;
 }
 
 /** The part of the Wails v2.9 JS runtime we use (wrapper/runtime.d.ts). */
@@ -221,6 +233,25 @@ export async function askFresh(sessionID: string, question: string, docIDs: stri
   return id;
 }
 
+// Flashcards.
+export const makeCards = async (sessionID: string, docIDs: string[]): Promise<MakeResult> => study.makeResult(await call('MakeCards', sessionID, docIDs));
+export const studyDecks = async (): Promise<Deck[]> => {
+  const v = await call('StudyDecks');
+  return Array.isArray(v) ? v.map(study.deck) : [];
+};
+export const dueCards = async (deckID: string, limit = 0): Promise<StudyCard[]> => study.cards(await call('DueCards', deckID, limit));
+export const deckCards = async (deckID: string): Promise<StudyCard[]> => study.cards(await call('DeckCards', deckID));
+export const dueByDocument = async (): Promise<Record<string, number>> => study.dueCounts(await call('DueByDocument'));
+export const gradeCard = async (cardID: number, grade: number): Promise<StudyCard> => study.card(await call('GradeCard', cardID, grade));
+export const editCard = async (cardID: number, front: string, back: string): Promise<StudyCard> => study.card(await call('EditCard', cardID, front, back));
+export const suspendCard = async (cardID: number, suspended: boolean): Promise<void> => {
+  await call('SuspendCard', cardID, suspended);
+};
+export const deleteCard = async (cardID: number): Promise<void> => {
+  await call('DeleteCard', cardID);
+};
+export const exportDeck = async (deckID: string, format: 'anki' | 'csv' | 'md'): Promise<string> => String((await call('ExportDeck', deckID, format)) ?? '');
+
 export const getMemory = async (): Promise<MemorySettings> => recall.memorySettings(await call('Memory'));
 export const setMemoryEnabled = async (on: boolean): Promise<MemorySettings> => recall.memorySettings(await call('SetMemoryEnabled', on));
 export const addMemory = async (kind: string, text: string): Promise<MemorySettings> => recall.memorySettings(await call('AddMemory', kind, text));
@@ -356,6 +387,7 @@ const parsers: { [K in EventName]: (v: unknown) => EventMap[K] } = {
   'meter:changed': parse.meter,
   'library:switched': parse.libraryFolder,
   'document:open': parse.document,
+  'memory:changed': recall.memorySettings,
   'watch:synced': (v: unknown): WatchSynced => {
     const o = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
     const strs = (x: unknown) => (Array.isArray(x) ? x.filter((s): s is string => typeof s === 'string') : []);

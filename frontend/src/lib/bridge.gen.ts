@@ -15,17 +15,25 @@ export interface Bridge {
   ChooseLibraryFolder(): Promise<string>;
   ChunkSettings(): Promise<ChunkSettings>;
   CloudSettings(): Promise<CloudSettings>;
+  DeckCards(deckID: string): Promise<Card[]>;
   DeleteAPIKey(provider: string): Promise<CloudSettings>;
+  DeleteCard(cardID: number): Promise<void>;
   DeleteMemory(id: number): Promise<MemorySettings>;
   DeleteSession(sessionID: string): Promise<void>;
+  DueByDocument(): Promise<Record<string, number>>;
+  DueCards(deckID: string, limit: number): Promise<Card[]>;
+  EditCard(cardID: number, front: string, back: string): Promise<Card>;
   EditMemory(id: number, text: string): Promise<MemorySettings>;
+  ExportDeck(deckID: string, format: string): Promise<string>;
   ExportSession(sessionID: string): Promise<string>;
   GetSession(sessionID: string): Promise<SessionDetail>;
+  GradeCard(cardID: number, grade: number): Promise<Card>;
   LibraryFolderInfo(): Promise<LibraryFolder>;
   ListDocuments(): Promise<Document[]>;
   ListModels(): Promise<Models>;
   ListSessions(): Promise<Session[]>;
   ListWatched(): Promise<WatchedFolder[]>;
+  MakeCards(sessionID: string, docIDs: string[]): Promise<MakeResult>;
   Memory(): Promise<MemorySettings>;
   Meter(): Promise<Meter>;
   OpenLogFolder(): Promise<string>;
@@ -45,6 +53,8 @@ export interface Bridge {
   StartOllama(): Promise<Models>;
   Stats(): Promise<Stats>;
   Status(): Promise<Status>;
+  StudyDecks(): Promise<Deck[]>;
+  SuspendCard(cardID: number, suspended: boolean): Promise<void>;
   UnwatchFolder(dir: string): Promise<void>;
   WatchFolder(dir: string): Promise<WatchedFolder>;
 }
@@ -62,17 +72,25 @@ export const BRIDGE_METHODS = [
   "ChooseLibraryFolder",
   "ChunkSettings",
   "CloudSettings",
+  "DeckCards",
   "DeleteAPIKey",
+  "DeleteCard",
   "DeleteMemory",
   "DeleteSession",
+  "DueByDocument",
+  "DueCards",
+  "EditCard",
   "EditMemory",
+  "ExportDeck",
   "ExportSession",
   "GetSession",
+  "GradeCard",
   "LibraryFolderInfo",
   "ListDocuments",
   "ListModels",
   "ListSessions",
   "ListWatched",
+  "MakeCards",
   "Memory",
   "Meter",
   "OpenLogFolder",
@@ -92,6 +110,8 @@ export const BRIDGE_METHODS = [
   "StartOllama",
   "Stats",
   "Status",
+  "StudyDecks",
+  "SuspendCard",
   "UnwatchFolder",
   "WatchFolder",
 ] as const;
@@ -178,6 +198,31 @@ export type CloudSettings = {
   prices_as_of: string;
 };
 
+/** github.com/carrel-app/carrel/backend/library.Card */
+export type Card = {
+  id: number;
+  deck_id: string;
+  doc_id: string;
+  chunk_id: string;
+  kind: string;
+  origin: string;
+  front: string;
+  back: string;
+  context: string;
+  span_start: number;
+  span_end: number;
+  page: number;
+  page_end: number;
+  start: number;
+  end: number;
+  section: string;
+  suspended: boolean;
+  stale: boolean;
+  schedule: CardSchedule;
+  created_at: string;
+  updated_at: string;
+};
+
 /** github.com/carrel-app/carrel/backend/engine.SessionDetail */
 export type SessionDetail = {
   id: string;
@@ -250,6 +295,16 @@ export type WatchedFolder = {
   error: string;
 };
 
+/** github.com/carrel-app/carrel/backend/study.MakeResult */
+export type MakeResult = {
+  deck: Deck;
+  passages: number;
+  made: number;
+  added: number;
+  existing: number;
+  by_kind: Record<string, number>;
+};
+
 /** github.com/carrel-app/carrel/backend/engine.Meter */
 export type Meter = {
   total_usd: number;
@@ -318,6 +373,17 @@ export type Status = {
 export type Stats = {
   total: StatsPeriod;
   days: StatsPeriod[];
+};
+
+/** github.com/carrel-app/carrel/backend/library.Deck */
+export type Deck = {
+  id: string;
+  session_id: string;
+  title: string;
+  doc_ids: string[];
+  created_at: string;
+  cards: number;
+  due: number;
 };
 
 /** github.com/carrel-app/carrel/app.AnswerStart */
@@ -422,6 +488,20 @@ export type Price = {
   output: number;
   cached_input: number;
   cache_write?: number;
+};
+
+/** github.com/carrel-app/carrel/backend/library.CardSchedule */
+export type CardSchedule = {
+  state: number;
+  due: string;
+  stability: number;
+  difficulty: number;
+  elapsed_days: number;
+  scheduled_days: number;
+  learning_steps: number;
+  reps: number;
+  lapses: number;
+  last_review: string;
 };
 
 /** github.com/carrel-app/carrel/backend/engine.SessionMessage */

@@ -42,6 +42,10 @@ test('types.ts declares only fields the Go types send', () => {
   expectTypeOf<keyof hand.MemoryItem>().toExtend<keyof gen.Memory>();
   expectTypeOf<keyof hand.MemorySettings>().toExtend<keyof gen.MemorySettings>();
   expectTypeOf<keyof hand.AddResult>().toExtend<keyof gen.Queued>();
+  expectTypeOf<keyof hand.StudyCard>().toExtend<keyof gen.Card>();
+  expectTypeOf<keyof hand.CardSchedule>().toExtend<keyof gen.CardSchedule>();
+  expectTypeOf<keyof hand.Deck>().toExtend<keyof gen.Deck>();
+  expectTypeOf<keyof hand.MakeResult>().toExtend<keyof gen.MakeResult>();
 });
 
 test('types.ts has the Go enumerated values', () => {

@@ -338,3 +338,40 @@ export type MemoryItem = {
 
 /** Memory(): whether memory is on, and every memory kept. */
 export type MemorySettings = { enabled: boolean; memories: MemoryItem[] };
+
+// ---- Flashcards (docs/bridge.md, "Study") ----
+
+/** A card's spaced-repetition state (FSRS): 0 new, 1 learning, 2 review, 3 relearning. */
+export type CardSchedule = {
+  state: number;
+  due: string; // RFC 3339
+  stability: number;
+  difficulty: number;
+  scheduled_days: number;
+  reps: number;
+  lapses: number;
+};
+
+/** A flashcard. `context` is the span of the passage it stands on (its answer is in it). */
+export type StudyCard = {
+  id: number;
+  deck_id: string;
+  doc_id: string;
+  kind: string;
+  origin: string;
+  front: string;
+  back: string;
+  context: string;
+  page: number;
+  page_end: number;
+  start: number;
+  end: number;
+  section: string;
+  suspended: boolean;
+  stale: boolean;
+  schedule: CardSchedule;
+};
+
+export type Deck = { id: string; session_id: string; title: string; doc_ids: string[]; cards: number; due: number };
+
+export type MakeResult = { deck: Deck; passages: number; made: number; added: number; existing: number; by_kind: Record<string, number> };

@@ -12,6 +12,7 @@ import { ModelsState } from './models.svelte';
 import { SessionsState } from './sessions.svelte';
 import { StatsState } from './stats.svelte';
 import { StatusState } from './status.svelte';
+import { StudyState } from './study.svelte';
 import { ThemeState } from './theme.svelte';
 import { ToastState } from './toasts.svelte';
 import { ViewerState } from './viewer.svelte';
@@ -25,6 +26,8 @@ export class AppState {
   chat = new ChatState();
   models = new ModelsState(this.status, this.toasts);
   stats = new StatsState();
+  /** Flashcards: due counts, making cards, the review screen. */
+  study = new StudyState(this.toasts);
   sessions = new SessionsState(this.chat, this.toasts);
   /** The keyboard shortcuts dialog is open. */
   help = $state(false);
@@ -68,6 +71,8 @@ export class AppState {
     void this.status.refresh();
     void this.status.refreshMeter();
     if (this.stats.open) void this.stats.refresh();
+    this.study.open = false;
+    void this.study.refreshDue();
     this.toasts.show(`Library folder: ${f.dir}`);
   };
 
@@ -128,6 +133,7 @@ export class AppState {
       this.models.connect(),
       this.sessions.connect(),
       this.stats.connect(),
+      this.study.connect(),
       this.theme.connect(),
       api.on('library:switched', this.#switched),
       api.on('document:open', (d) =>

@@ -1,0 +1,72 @@
+package app
+
+import (
+	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/study"
+)
+
+// Flashcards (backend/study through the engine): each method translates a call and
+// nothing more.
+
+// MakeCards makes flashcards with no model: for a study session's deck (sessionID), or
+// for the documents' own deck (sessionID "").
+func (a *App) MakeCards(sessionID string, docIDs []string) (study.MakeResult, error) {
+	defer a.ws.Enter()()
+	return a.eng().MakeCards(a.ctx(), sessionID, docIDs)
+}
+
+// StudyDecks lists the decks with their counts of cards and of cards due now.
+func (a *App) StudyDecks() ([]library.Deck, error) {
+	defer a.ws.Enter()()
+	return a.eng().Decks(a.ctx())
+}
+
+// DueCards lists the cards of a deck ("" for every deck) due now, most overdue first, at
+// most limit (0 for all).
+func (a *App) DueCards(deckID string, limit int) ([]library.Card, error) {
+	defer a.ws.Enter()()
+	return a.eng().DueCards(a.ctx(), deckID, limit)
+}
+
+// DeckCards lists every card of a deck, suspended and stale ones too.
+func (a *App) DeckCards(deckID string) ([]library.Card, error) {
+	defer a.ws.Enter()()
+	return a.eng().DeckCards(a.ctx(), deckID)
+}
+
+// DueByDocument counts the cards due now per document id, for the library list.
+func (a *App) DueByDocument() (map[string]int, error) {
+	defer a.ws.Enter()()
+	return a.eng().DueByDocument(a.ctx())
+}
+
+// GradeCard records a review: 1 again, 2 hard, 3 good, 4 easy; returns the card with its
+// next due date.
+func (a *App) GradeCard(cardID int64, grade int) (library.Card, error) {
+	defer a.ws.Enter()()
+	return a.eng().GradeCard(a.ctx(), cardID, grade)
+}
+
+// EditCard sets a card's question and answer.
+func (a *App) EditCard(cardID int64, front, back string) (library.Card, error) {
+	defer a.ws.Enter()()
+	return a.eng().EditCard(a.ctx(), cardID, front, back)
+}
+
+// SuspendCard takes a card out of reviews, or puts it back.
+func (a *App) SuspendCard(cardID int64, suspended bool) error {
+	defer a.ws.Enter()()
+	return a.eng().SuspendCard(a.ctx(), cardID, suspended)
+}
+
+// DeleteCard removes a card.
+func (a *App) DeleteCard(cardID int64) error {
+	defer a.ws.Enter()()
+	return a.eng().DeleteCard(a.ctx(), cardID)
+}
+
+// ExportDeck returns a deck as Anki text import ("anki"), CSV ("csv") or Markdown ("md").
+func (a *App) ExportDeck(deckID, format string) (string, error) {
+	defer a.ws.Enter()()
+	return a.eng().ExportDeck(a.ctx(), deckID, format)
+}

@@ -1,0 +1,68 @@
+// Flashcards with no model: "Make cards" on a document, the due count in the library,
+// a review with the keyboard only (space shows the answer, 1-4 grade it), and S opening
+// the card's source in the viewer with its span highlighted on its page.
+
+import { assert, screenshot } from './harness.mjs';
+import { uploadAndWaitReady } from './flows.mjs';
+
+const squash = (s) => (s ?? '').replace(/\s+/g, ' ').trim();
+
+export async function studyFlow({ page, url, pdf }) {
+  await page.goto(url);
+  await page.locator('[data-testid=mode-badge]').waitFor({ timeout: 30_000 });
+  const doc = await uploadAndWaitReady(page, pdf);
+  const docID = await doc.getAttribute('data-doc-id');
+  assert((await doc.locator('[data-testid=document-due]').count()) === 0, 'no cards due before any are made');
+
+  await doc.hover();
+  await doc.locator('[data-testid=document-make-cards]').click();
+  const toast = page.locator('[data-testid=toast]', { hasText: /new cards from/ });
+  await toast.waitFor({ timeout: 30_000 });
+  const due = doc.locator('[data-testid=document-due]');
+  await due.waitFor({ timeout: 10_000 });
+  const made = parseInt(await due.textContent(), 10);
+  assert(made >= 2, `the library shows the cards due (${await due.textContent()})`);
+  await screenshot(page, 'study-1-due');
+
+  // Review: the keyboard only.
+  await due.click();
+  const dialog = page.locator('[data-testid=study-review]');
+  await dialog.waitFor({ state: 'visible', timeout: 10_000 });
+  const front = page.locator('[data-testid=study-front]');
+  const first = await page.locator('[data-testid=study-card]').getAttribute('data-card-id');
+  assert(squash(await front.textContent()).length > 3, `the card shows its question (${await front.textContent()})`);
+  assert((await page.locator('[data-testid=study-back]').count()) === 0, 'the answer is hidden until asked for');
+  await page.keyboard.press('3');
+  assert((await page.locator('[data-testid=study-back]').count()) === 0, 'a grade before the answer is shown does nothing');
+  await page.keyboard.press('Space');
+  const back = squash(await page.locator('[data-testid=study-back]').textContent());
+  const context = squash(await page.locator('[data-testid=study-context]').textContent());
+  assert(back.length > 0 && context.includes(back), `the answer (${back}) is shown with the passage it is in (${context})`);
+  await screenshot(page, 'study-2-answer');
+  await page.keyboard.press('3');
+  await page.waitForFunction((id) => document.querySelector('[data-testid=study-card]')?.dataset.cardId !== id, first, { timeout: 10_000 });
+  assert(/1 reviewed/.test(await page.textContent('[data-testid=study-progress]')), 'the review counts the graded card');
+
+  // The second card's source: S opens the viewer at its page with its span highlighted.
+  await page.keyboard.press('Space');
+  const ctx2 = squash(await page.locator('[data-testid=study-context]').textContent());
+  const back2 = squash(await page.locator('[data-testid=study-back]').textContent());
+  await page.keyboard.press('s');
+  await dialog.waitFor({ state: 'hidden', timeout: 10_000 });
+  const highlight = page.locator('[data-testid=viewer-page] [data-testid=passage-highlight]');
+  await highlight.first().waitFor({ timeout: 60_000 });
+  const lit = (await highlight.allTextContents()).map(squash);
+  for (const t of lit) assert(ctx2.includes(t), `highlight ${JSON.stringify(t)} is text of the card's span`);
+  const litText = squash(lit.join(' '));
+  assert(litText.length >= 0.6 * ctx2.length, `the highlight covers the card's span (${litText.length} of ${ctx2.length} characters)`);
+  assert(litText.includes(back2) || ctx2.includes(back2), 'the answer is in what is highlighted');
+  await screenshot(page, 'study-3-source');
+
+  // One card graded good is learning, due in ten minutes: one fewer due now.
+  await page.waitForFunction(
+    ({ id, n }) => parseInt(document.querySelector(`[data-testid=document][data-doc-id="${id}"] [data-testid=document-due]`)?.textContent ?? '0', 10) === n,
+    { id: docID, n: made - 1 },
+    { timeout: 10_000 },
+  );
+  return { made, reviewed: 1, highlighted: litText.length, span: ctx2.length };
+}

@@ -1,0 +1,37 @@
+import { describe, expect, test } from 'vitest';
+import { card, dueCounts, makeResult, pages, reviewKey } from './study';
+
+const k = (key: string, mods: Partial<{ ctrlKey: boolean; metaKey: boolean; altKey: boolean }> = {}) => ({ key, ctrlKey: false, metaKey: false, altKey: false, ...mods });
+
+describe('review keys', () => {
+  test('space shows the answer; grades only once it is shown', () => {
+    expect(reviewKey(k(' '), false)).toEqual({ kind: 'reveal' });
+    expect(reviewKey(k(' '), true)).toBeNull();
+    expect(reviewKey(k('3'), false)).toBeNull();
+    expect(reviewKey(k('3'), true)).toEqual({ kind: 'grade', grade: 3 });
+    expect(reviewKey(k('1'), true)).toEqual({ kind: 'grade', grade: 1 });
+    expect(reviewKey(k('5'), true)).toBeNull();
+  });
+  test('S opens the source at any time; modifiers are the browser’s', () => {
+    expect(reviewKey(k('s'), false)).toEqual({ kind: 'source' });
+    expect(reviewKey(k('s', { ctrlKey: true }), false)).toBeNull();
+    expect(reviewKey(k('Escape'), true)).toEqual({ kind: 'close' });
+  });
+});
+
+describe('parsing', () => {
+  test('a card from the backend, with nulls and junk', () => {
+    const c = card({ id: 7, front: 'What is a cell?', back: 'a unit', context: 'A cell is a unit.', page: 3, page_end: 4, suspended: 'yes', schedule: null });
+    expect(c.id).toBe(7);
+    expect(c.suspended).toBe(false);
+    expect(c.schedule.reps).toBe(0);
+    expect(pages(c)).toBe('pp. 3–4');
+    expect(pages({ ...c, page_end: 3 })).toBe('p. 3');
+  });
+  test('make result and due counts', () => {
+    const r = makeResult({ deck: { id: 'doc:x', cards: 5, due: 5, doc_ids: null }, added: 5, by_kind: { cloze: 3, definition: 'x' } });
+    expect(r.deck.doc_ids).toEqual([]);
+    expect(r.by_kind).toEqual({ cloze: 3, definition: 0 });
+    expect(dueCounts({ a: 2, b: 0, c: 'x' })).toEqual({ a: 2 });
+  });
+});

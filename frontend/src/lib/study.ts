@@ -1,0 +1,112 @@
+// Flashcards: values from the backend parsed at the boundary (like ./normalize), and the
+// review screen's keys.
+
+import type { CardSchedule, Deck, MakeResult, StudyCard } from './types';
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+function schedule(v: unknown): CardSchedule {
+  const o = obj(v);
+  return {
+    state: num(o.state),
+    due: str(o.due),
+    stability: num(o.stability),
+    difficulty: num(o.difficulty),
+    scheduled_days: num(o.scheduled_days),
+    reps: num(o.reps),
+    lapses: num(o.lapses),
+  };
+}
+
+export function card(v: unknown): StudyCard {
+  const o = obj(v);
+  return {
+    id: num(o.id),
+    deck_id: str(o.deck_id),
+    doc_id: str(o.doc_id),
+    kind: str(o.kind),
+    origin: str(o.origin),
+    front: str(o.front),
+    back: str(o.back),
+    context: str(o.context),
+    page: num(o.page),
+    page_end: num(o.page_end),
+    start: num(o.start),
+    end: num(o.end),
+    section: str(o.section),
+    suspended: o.suspended === true,
+    stale: o.stale === true,
+    schedule: schedule(o.schedule),
+  };
+}
+
+export const cards = (v: unknown): StudyCard[] => (Array.isArray(v) ? v.map(card) : []);
+
+export function deck(v: unknown): Deck {
+  const o = obj(v);
+  return {
+    id: str(o.id),
+    session_id: str(o.session_id),
+    title: str(o.title),
+    doc_ids: Array.isArray(o.doc_ids) ? o.doc_ids.map(str) : [],
+    cards: num(o.cards),
+    due: num(o.due),
+  };
+}
+
+export function makeResult(v: unknown): MakeResult {
+  const o = obj(v);
+  const kinds: Record<string, number> = {};
+  for (const [k, n] of Object.entries(obj(o.by_kind))) kinds[k] = num(n);
+  return { deck: deck(o.deck), passages: num(o.passages), made: num(o.made), added: num(o.added), existing: num(o.existing), by_kind: kinds };
+}
+
+/** Due cards per document id. */
+export function dueCounts(v: unknown): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, n] of Object.entries(obj(v))) if (num(n) > 0) out[k] = num(n);
+  return out;
+}
+
+/** A document's own deck (backend/study.DeckID). */
+export const docDeckID = (docID: string): string => `doc:${docID}`;
+
+export type ReviewAction = { kind: 'reveal' } | { kind: 'grade'; grade: 1 | 2 | 3 | 4 } | { kind: 'source' } | { kind: 'close' };
+
+/**
+ * The review screen's keys: space (or Enter) shows the answer, 1–4 grade it once shown
+ * (again, hard, good, easy), S opens the card's source, Escape closes. Keys with a
+ * modifier are left to the browser.
+ */
+export function reviewKey(e: { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean }, shown: boolean): ReviewAction | null {
+  if (e.ctrlKey || e.metaKey || e.altKey) return null;
+  switch (e.key) {
+    case ' ':
+    case 'Enter':
+      return shown ? null : { kind: 'reveal' };
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+      return shown ? { kind: 'grade', grade: Number(e.key) as 1 | 2 | 3 | 4 } : null;
+    case 's':
+    case 'S':
+      return { kind: 'source' };
+    case 'Escape':
+      return { kind: 'close' };
+  }
+  return null;
+}
+
+export const GRADES = [
+  { grade: 1, label: 'Again' },
+  { grade: 2, label: 'Hard' },
+  { grade: 3, label: 'Good' },
+  { grade: 4, label: 'Easy' },
+] as const;
+
+/** "p. 12" or "pp. 12–13". */
+export const pages = (c: StudyCard): string => (c.page_end > c.page ? `pp. ${c.page}–${c.page_end}` : `p. ${c.page}`);
