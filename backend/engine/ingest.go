@@ -12,9 +12,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -243,7 +242,8 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 	if err := e.lib.PutDocument(ctx, &doc); err != nil {
 		return res, err
 	}
-	progress(doc)
+	// Ready is said once a search can find it: its lexical entries may wait in the batch.
+	lb.whenWritten(id, func() { progress(doc) })
 	res.Status = Inserted
 	return res, nil
 }
@@ -518,78 +518,6 @@ func (e *Engine) release(id string) {
 	e.inflightMu.Unlock()
 }
 
-// IngestFiles ingests paths with up to workers files at a time (runtime.NumCPU() if
-// workers < 1): extraction and chunking run concurrently, storing and indexing one
-// document at a time. done, if not nil, hears each file's Result as it finishes (from
-// several goroutines, one at a time, as is progress), with the file's index in paths. The Results come
-// back in the order of paths; the error is the first broken-library error, after which
-// the files not yet started are skipped.
-func (e *Engine) IngestFiles(ctx context.Context, paths []string, workers int, progress ProgressFunc, done func(i int, r Result)) ([]Result, error) {
-	if workers < 1 {
-		workers = runtime.NumCPU()
-	}
-	if progress != nil {
-		var pmu sync.Mutex
-		inner := progress
-		progress = func(d library.Document) {
-			pmu.Lock()
-			defer pmu.Unlock()
-			inner(d)
-		}
-	}
-	defer ingestGC()()
-	results := make([]Result, len(paths))
-	// The lexical index takes the chunks of many documents at once: one bleve segment
-	// per document made its merger the largest cost after PDFium.
-	lb := &lexBatch{}
-	// The largest files go first, so that the last to finish are small ones rather than
-	// a book read by one worker while the others are idle. Results keep their places.
-	order := largestFirst(paths)
-	var (
-		mu       sync.Mutex
-		firstErr error
-		next     int
-		wg       sync.WaitGroup
-	)
-	for range min(workers, len(paths)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				stop := firstErr != nil || ctx.Err() != nil
-				mu.Unlock()
-				if i >= len(paths) || stop {
-					return
-				}
-				i = order[i]
-				r, err := e.ingestTree(ctx, paths[i], progress, 0, lb)
-				mu.Lock()
-				results[i] = r
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				if done != nil {
-					done(i, r)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if err := lb.flush(e); err != nil && firstErr == nil {
-		firstErr = fmt.Errorf("index: %w", err)
-	}
-	index.DropWordCache() // the burst is over: give its memory back
-	e.warmThreshold(ctx)
-	if firstErr == nil {
-		firstErr = ctx.Err()
-	}
-	return results, e.explainFull(firstErr)
-}
-
 // Garbage collection during an ingest burst: an ingest allocates several times
 // its input (pdfcpu's objects, page text, bleve's analysis) that is garbage a moment
 // later, while the live heap stays small. Collecting at 4x the live heap rather than
@@ -631,21 +559,6 @@ func ingestGC() (restore func()) {
 	}
 }
 
-// largestFirst returns the indexes of paths ordered by file size, largest first (paths
-// that cannot be read last, in their order).
-func largestFirst(paths []string) []int {
-	order := make([]int, len(paths))
-	size := make([]int64, len(paths))
-	for i, p := range paths {
-		order[i], size[i] = i, -1
-		if fi, err := os.Stat(p); err == nil {
-			size[i] = fi.Size()
-		}
-	}
-	sort.SliceStable(order, func(a, b int) bool { return size[order[a]] > size[order[b]] })
-	return order
-}
-
 // lexBatch gathers the lexical entries of several documents and adds them to the index
 // together (a nil *lexBatch adds at once). Entries not yet flushed when the process dies
 // are restored by the reconciliation at the next start, which rebuilds a lexical index
@@ -660,6 +573,10 @@ func largestFirst(paths []string) []int {
 type lexBatch struct {
 	mu      sync.Mutex
 	pending []index.LexDoc
+	// unwritten counts, per document, the writes of its entries not yet done (pending
+	// counts as one); waiters run when it drops to none.
+	unwritten map[string]int
+	waiters   map[string][]func()
 
 	wg    sync.WaitGroup
 	errMu sync.Mutex
@@ -676,6 +593,14 @@ func (b *lexBatch) add(e *Engine, docs []index.LexDoc) error {
 		return e.lex.Add(docs)
 	}
 	b.mu.Lock()
+	if b.unwritten == nil {
+		b.unwritten, b.waiters = map[string]int{}, map[string][]func(){}
+	}
+	for _, id := range docIDs(docs) {
+		if !slices.ContainsFunc(b.pending, func(d index.LexDoc) bool { return d.DocID == id }) {
+			b.unwritten[id]++
+		}
+	}
 	b.pending = append(b.pending, docs...)
 	var full []index.LexDoc
 	if len(b.pending) >= lexBatchSize {
@@ -690,7 +615,37 @@ func (b *lexBatch) add(e *Engine, docs []index.LexDoc) error {
 	return b.err
 }
 
-// write adds docs to the index in the background.
+// docIDs lists the documents of entries, each once, in order.
+func docIDs(docs []index.LexDoc) []string {
+	var ids []string
+	for _, d := range docs {
+		if len(ids) == 0 || ids[len(ids)-1] != d.DocID {
+			if !slices.Contains(ids, d.DocID) {
+				ids = append(ids, d.DocID)
+			}
+		}
+	}
+	return ids
+}
+
+// whenWritten runs f once the lexical entries of docID are in the index: now if none
+// wait (or b is nil: entries are added at once), else after the write that holds them.
+func (b *lexBatch) whenWritten(docID string, f func()) {
+	if b != nil {
+		b.mu.Lock()
+		if b.unwritten[docID] > 0 {
+			b.waiters[docID] = append(b.waiters[docID], f)
+			b.mu.Unlock()
+			return
+		}
+		b.mu.Unlock()
+	}
+	f()
+}
+
+// write adds docs to the index in the background, then runs the waiters of the
+// documents it completes (even after a failed write: the documents are stored, and
+// the next start's reconciliation restores their entries).
 func (b *lexBatch) write(e *Engine, docs []index.LexDoc) {
 	b.wg.Go(func() {
 		if err := e.lex.Add(docs); err != nil {
@@ -700,11 +655,24 @@ func (b *lexBatch) write(e *Engine, docs []index.LexDoc) {
 			}
 			b.errMu.Unlock()
 		}
+		var run []func()
+		b.mu.Lock()
+		for _, id := range docIDs(docs) {
+			if b.unwritten[id]--; b.unwritten[id] <= 0 {
+				delete(b.unwritten, id)
+				run = append(run, b.waiters[id]...)
+				delete(b.waiters, id)
+			}
+		}
+		b.mu.Unlock()
+		for _, f := range run {
+			f()
+		}
 	})
 }
 
 // flush writes what is pending beside the background writes still running, waits for
-// them all and returns the first error of any write.
+// them all (and the waiters they run) and returns the first error of any write.
 func (b *lexBatch) flush(e *Engine) error {
 	b.mu.Lock()
 	docs := b.pending

@@ -24,8 +24,8 @@ type Hooks struct {
 	// Document hears every change of a document's state while it is ingested or read
 	// again.
 	Document func(library.Document)
-	// Ingested hears the outcome of each file given to Add; err is a broken library's
-	// (the file's own failure is in r).
+	// Ingested hears the outcome of each file given to Add, once its document is
+	// searchable; err is a broken library's (the file's own failure is in r).
 	Ingested func(path string, r engine.Result, err error)
 	// Synced hears each pass over a watched folder that changed something.
 	Synced func(engine.WatchSync)
@@ -60,8 +60,10 @@ type Workspace struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	queue chan string
-	wg    sync.WaitGroup // ingest workers and background work
+	// queue reads the files given to Add, with the batching and order the CLI and
+	// the watched folders get too (engine.Queue).
+	queue *engine.Queue
+	wg    sync.WaitGroup // background work
 	// calls counts running answers and model downloads, which halt waits for.
 	calls sync.WaitGroup
 
@@ -101,17 +103,18 @@ func (w *Workspace) Context() context.Context { return w.ctx }
 func (w *Workspace) Start(ctx context.Context) {
 	w.base = ctx
 	w.ctx, w.cancel = context.WithCancel(ctx)
-	w.queue = make(chan string, maxQueued)
+	w.queue = w.eng.NewQueue(w.ctx, engine.QueueOptions{Workers: max(1, runtime.NumCPU()), Max: maxQueued,
+		Progress: w.document, Done: w.ingested})
 	// Ingests cut short by a crash or quit are queued before anything new, so that they
 	// are never mistaken for documents added now.
-	if docs, err := w.eng.Interrupted(w.ctx); err == nil {
-		for _, d := range docs {
-			w.queue <- d.Path
+	if docs, err := w.eng.Interrupted(w.ctx); err == nil && len(docs) > 0 {
+		paths := make([]string, len(docs))
+		for i, d := range docs {
+			paths[i] = d.Path
 		}
-	}
-	for range max(1, runtime.NumCPU()) {
-		w.wg.Add(1)
-		go w.ingestWorker()
+		if err := w.queue.AddFirst(paths); err != nil {
+			slog.Warn("resuming interrupted ingests", "err", err)
+		}
 	}
 	w.resumeWatches()
 	w.Go(func(ctx context.Context) {
@@ -153,7 +156,7 @@ func (w *Workspace) halt() {
 	}
 	w.cancel()
 	w.cancel = nil
-	close(w.queue)
+	w.queue.Close()
 	w.wg.Wait()
 	w.watches.wg.Wait()
 	// Answers and downloads end with the context; they are waited for, not polled.
@@ -196,29 +199,18 @@ func (w *Workspace) Add(paths []string) (int, error) {
 		return 0, ErrNotOpen
 	}
 	files := engine.ExpandPaths(paths)
-	for _, f := range files {
-		select {
-		case w.queue <- f:
-		default:
-			return 0, errors.New("too many files are waiting to be added: try again when the current ones are done")
-		}
+	if err := w.queue.Add(files); err != nil {
+		return 0, err
 	}
 	return len(files), nil
 }
 
-func (w *Workspace) ingestWorker() {
-	defer w.wg.Done()
-	for path := range w.queue {
-		if w.ctx.Err() != nil {
-			continue
-		}
-		res, err := w.eng.IngestFile(w.ctx, path, w.document)
-		if err != nil {
-			slog.Error("ingest", "path", path, "err", err)
-		}
-		if w.hooks.Ingested != nil {
-			w.hooks.Ingested(path, res, err)
-		}
+func (w *Workspace) ingested(path string, res engine.Result, err error) {
+	if err != nil {
+		slog.Error("ingest", "path", path, "err", err)
+	}
+	if w.hooks.Ingested != nil {
+		w.hooks.Ingested(path, res, err)
 	}
 }
 

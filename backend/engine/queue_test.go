@@ -1,0 +1,189 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/carrel-app/carrel/backend/library"
+)
+
+// notes writes n Markdown files, the i-th about word i and (i+1)×size bytes long.
+func notes(t *testing.T, n, size int) (paths, words []string) {
+	t.Helper()
+	dir := t.TempDir()
+	for i := range n {
+		w := fmt.Sprintf("quokka%c%c", 'a'+i%26, 'a'+i/26)
+		body := "# Note " + w + "\n\n" + strings.Repeat("The "+w+" keeps its notes in a notebook by the shore. ", (i+1)*size/50+1) + "\n"
+		p := filepath.Join(dir, w+".md")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths, words = append(paths, p), append(words, w)
+	}
+	return paths, words
+}
+
+// verifies a queue says a document is ready, to Progress and to Done, only once a search
+// finds it, though its lexical entries wait in the batch: each file's Done comes once,
+// with the document searchable at that moment.
+func TestQueueReadyMeansSearchable(t *testing.T) {
+	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	paths, words := notes(t, 12, 400)
+	wordOf := map[string]string{}
+	for i, p := range paths {
+		wordOf[p] = words[i]
+	}
+	found := func(d library.Document, w string) bool {
+		hits, err := eng.lex.Search(w, 1, []string{d.ID})
+		return err == nil && len(hits) > 0
+	}
+	var mu sync.Mutex
+	var problems []string
+	ready, done := map[string]int{}, map[string]int{}
+	q := eng.NewQueue(context.Background(), QueueOptions{Workers: 2,
+		Progress: func(d library.Document) {
+			if d.Status != library.StatusReady {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			ready[d.Path]++
+			if !found(d, wordOf[d.Path]) {
+				problems = append(problems, "ready before searchable: "+d.Path)
+			}
+		},
+		Done: func(path string, r Result, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			done[path]++
+			if err != nil || r.Status != Inserted || !found(library.Document{ID: r.DocID}, wordOf[path]) {
+				problems = append(problems, fmt.Sprintf("done %s: %+v %v", path, r, err))
+			}
+		}})
+	// Two bursts: files given at once, then more after the first ran dry.
+	if err := q.Add(paths[:8]); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the first 8 files", func() bool { mu.Lock(); defer mu.Unlock(); return len(done) == 8 })
+	if err := q.Add(paths[8:]); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		if ready[p] != 1 || done[p] != 1 {
+			t.Errorf("%s: ready said %d times, done %d times", filepath.Base(p), ready[p], done[p])
+		}
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
+}
+
+// verifies the order a queue reads files in: those given with AddFirst, then the largest
+// waiting, then first come among equals (files that cannot be read last).
+func TestQueueOrder(t *testing.T) {
+	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	paths, _ := notes(t, 5, 2000) // sizes grow with the index
+	missing := filepath.Join(t.TempDir(), "gone.md")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var order []string
+	seen := map[string]bool{}
+	// One worker, held on the first file until everything is queued.
+	hold := make(chan struct{})
+	q := eng.NewQueue(ctx, QueueOptions{Workers: 1,
+		Progress: func(d library.Document) {
+			if d.Path == paths[0] && !seen[d.Path] {
+				<-hold
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !seen[d.Path] {
+				seen[d.Path] = true
+				order = append(order, filepath.Base(d.Path))
+			}
+		},
+		Done: func(path string, r Result, err error) {
+			if path == missing {
+				mu.Lock()
+				order = append(order, filepath.Base(path))
+				mu.Unlock()
+			}
+		}})
+	if err := q.Add(paths[:1]); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the first file taken", func() bool { q.mu.Lock(); defer q.mu.Unlock(); return len(q.waiting) == 0 })
+	if err := q.Add([]string{missing, paths[1], paths[3], paths[2]}); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.AddFirst(paths[4:]); err != nil {
+		t.Fatal(err)
+	}
+	close(hold)
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"quokkaaa.md", "quokkaea.md", "quokkada.md", "quokkaca.md", "quokkaba.md", "gone.md"}
+	if fmt.Sprint(order) != fmt.Sprint(want) {
+		t.Errorf("read in the order %v, want %v", order, want)
+	}
+}
+
+// verifies a queue refuses, whole, files past its bound, and drops what waits when its
+// context ends.
+func TestQueueBoundAndCancel(t *testing.T) {
+	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	paths, _ := notes(t, 6, 200)
+	ctx, cancel := context.WithCancel(context.Background())
+	hold := make(chan struct{})
+	var mu sync.Mutex
+	n := 0
+	q := eng.NewQueue(ctx, QueueOptions{Workers: 1, Max: 4,
+		Done: func(string, Result, error) {
+			<-hold
+			mu.Lock()
+			n++
+			mu.Unlock()
+		}})
+	if err := q.Add(paths[:1]); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the first file taken", func() bool { q.mu.Lock(); defer q.mu.Unlock(); return len(q.waiting) == 0 })
+	if err := q.Add(paths[1:]); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("5 files into a queue of 4: %v", err)
+	}
+	if err := q.Add(paths[1:5]); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	close(hold)
+	q.Close()
+	if n > 2 {
+		t.Errorf("%d files were read after the context ended", n)
+	}
+	if err := q.Add(paths[5:]); err == nil {
+		t.Error("a closed queue took a file")
+	}
+}
