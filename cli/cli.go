@@ -367,8 +367,9 @@ func askCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) err
 	if ans == nil {
 		return err
 	}
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "answer cut short: %v\n", err)
+	if err != nil && strings.TrimSpace(ans.Text) != "" {
+		// A partial answer is printed; the error itself is printed by the caller.
+		fmt.Fprintln(env.Stderr, "answer cut short")
 	}
 	if *asJSON {
 		return errors.Join(err, json.NewEncoder(env.Stdout).Encode(ans))

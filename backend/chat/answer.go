@@ -151,8 +151,10 @@ func Respond(ctx context.Context, req Request, fn func(Event) error) (*Answer, e
 	if usage != nil {
 		ans.Usage = Usage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens, CachedTokens: usage.CachedTokens,
 			DurationMS: usage.Duration.Milliseconds(), TokensPerSec: usage.TokensPerSecond()}
-	} else {
-		// No final usage report: estimate, so the meter never shows a free answer.
+	} else if !refused(err) || deltas > 0 {
+		// No final usage report: estimate, so the meter never shows a free answer. A
+		// request the provider refused (bad key, rate limit, overload, unknown model)
+		// generated nothing and is not billed.
 		ans.Usage = Usage{PromptTokens: req.Tokens.Tokens(msgs[0].Content + msgs[1].Content), CompletionTokens: deltas}
 		ans.UsageEstimated = true
 	}
@@ -285,4 +287,10 @@ func excerpt(s string, n int) string {
 		}
 	}
 	return s[:cut] + " …"
+}
+
+// refused says whether err is a provider's refusal of the request as a whole.
+func refused(err error) bool {
+	return errors.Is(err, llm.ErrBadKey) || errors.Is(err, llm.ErrRateLimited) || errors.Is(err, llm.ErrOverloaded) ||
+		errors.Is(err, llm.ErrModelNotFound) || errors.Is(err, llm.ErrNoAPIKey)
 }

@@ -191,6 +191,10 @@ func (r *askRun) finish(ctx context.Context, ans *chat.Answer, err error) (*chat
 		ans.Warning = r.m.warning
 	}
 	msg := r.message(ans, err)
+	if err != nil && ctx.Err() == nil {
+		// The desktop app has no terminal: the log file is where a failed answer is found.
+		slog.Warn("the answer failed", "session", r.sess.ID, "provider", ans.Provider, "model", ans.Model, "err", err)
+	}
 	// Saved even when the user stopped the answer: the partial answer belongs in history.
 	if serr := e.lib.AddMessage(context.WithoutCancel(ctx), msg); serr != nil {
 		return ans, errors.Join(err, serr)

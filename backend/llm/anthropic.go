@@ -157,7 +157,7 @@ func (a *Anthropic) Chat(ctx context.Context, req ChatRequest, fn func(Delta) er
 				finished = true
 				return true, nil
 			case "error":
-				return false, &httpError{kind: ev.Error.Type, message: ev.Error.Message}
+				return false, a.client.refusal(&httpError{kind: ev.Error.Type, message: ev.Error.Message})
 			}
 			return false, nil
 		})

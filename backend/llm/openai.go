@@ -104,7 +104,7 @@ func (o *OpenAI) Chat(ctx context.Context, req ChatRequest, fn func(Delta) error
 				return false, fmt.Errorf("read the stream: %w", err)
 			}
 			if chunk.Error != nil {
-				return false, &httpError{kind: chunk.Error.Type, message: chunk.Error.Message}
+				return false, o.client.refusal(&httpError{kind: chunk.Error.Type, message: chunk.Error.Message})
 			}
 			for _, c := range chunk.Choices {
 				if c.Delta.Content != "" {

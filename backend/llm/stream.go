@@ -82,10 +82,11 @@ type cloudClient struct {
 	http    *http.Client
 	retries int
 	header  http.Header
+	key     string // the API key, masked out of every error message
 }
 
 func newCloudClient(opt CloudOptions, header http.Header) cloudClient {
-	c := cloudClient{http: opt.HTTPClient, retries: opt.MaxRetries, header: header}
+	c := cloudClient{http: opt.HTTPClient, retries: opt.MaxRetries, header: header, key: opt.APIKey}
 	if c.http == nil {
 		// No overall timeout: an answer streams for as long as it takes; ctx ends it.
 		c.http = &http.Client{Transport: http.DefaultTransport}
@@ -126,7 +127,7 @@ func (c cloudClient) stream(ctx context.Context, url string, body any) (io.ReadC
 		default:
 			b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 			resp.Body.Close()
-			herr := errorBody(resp.StatusCode, b)
+			herr := c.refusal(errorBody(resp.StatusCode, b))
 			if attempt >= c.retries || !retryable(resp) {
 				return nil, herr
 			}
@@ -143,6 +144,24 @@ func (c cloudClient) stream(ctx context.Context, url string, body any) (io.ReadC
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// refusal masks the API key in a provider's error message. The providers' own messages
+// show only its last characters, but a proxy or gateway between may echo it whole, and
+// these messages reach the screen and the log.
+func (c cloudClient) refusal(e *httpError) *httpError {
+	e.message = maskKey(e.message, c.key)
+	return e
+}
+
+// maskKey replaces every occurrence of key in s with its last four characters after an
+// ellipsis ("…w9Xz"), the way providers show keys.
+func maskKey(s, key string) string {
+	key = strings.TrimSpace(key)
+	if len(key) < 8 || !strings.Contains(s, key) {
+		return s
+	}
+	return strings.ReplaceAll(s, key, "…"+key[len(key)-4:])
 }
 
 // retryable says whether a refusal may succeed when sent again: the server may say so
