@@ -15,8 +15,10 @@ import (
 	"github.com/carrel-app/carrel/backend/study"
 )
 
-const studyUsage = `usage: carrel study cards [--json] (--session ID | DOC...)
-                                      make flashcards with no model and list the deck
+const studyUsage = `usage: carrel study cards [--json] [--model] (--session ID | DOC...)
+                                      make flashcards (with no model, or with the chat model:
+                                      cards its passage does not support are dropped and counted)
+                                      and list the deck
        carrel study decks [--json]
        carrel study review [--json] [--deck ID | --session ID | DOC...]   the cards due now
        carrel study review [--json] --card ID --grade 1|2|3|4             grade one (again, hard, good, easy)
@@ -42,6 +44,7 @@ func studyCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 	out := fsg.String("out", "", "write the export to this file (default standard output)")
 	front := fsg.String("front", "", "the card's question")
 	back := fsg.String("back", "", "the card's answer")
+	withModel := fsg.Bool("model", false, "make cards with the local chat model (Ollama) instead of the rules")
 	args, err := parseInterspersed(fsg, args)
 	if err != nil {
 		return usageError{err}
@@ -78,7 +81,11 @@ func studyCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 				return err
 			}
 		}
-		res, err := eng.MakeCards(ctx, *session, ids)
+		makeCards := eng.MakeCards
+		if *withModel {
+			makeCards = eng.MakeModelCards
+		}
+		res, err := makeCards(ctx, *session, ids)
 		if err != nil {
 			return err
 		}
@@ -92,6 +99,10 @@ func studyCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 		}{res, cards}, func() {
 			fmt.Fprintf(env.Stdout, "%s: %d passages, %d cards made, %d new, %d already in the deck (%d cards, %d due)\n",
 				res.Deck.Title, res.Passages, res.Made, res.Added, res.Existing, res.Deck.Cards, res.Deck.Due)
+			if m := res.Model; m != nil {
+				fmt.Fprintf(env.Stdout, "the model proposed %d cards from %d passages: %d kept, %d dropped %v, %d replies unusable\n",
+					m.Proposed, m.Passages, m.Kept, m.Dropped, m.Reasons, m.Failed)
+			}
 			for _, c := range cards {
 				printCard(env, c)
 			}

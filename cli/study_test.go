@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/carrel-app/carrel/internal/testcorpus"
+	"github.com/carrel-app/carrel/internal/testollama"
 )
 
 type cardOut struct {
@@ -129,5 +130,42 @@ func TestStudyCLI(t *testing.T) {
 	}
 	if _, code, _ := Run(append(flags, "study", "export", "--format", "pdf", doc), Env{Stdout: &bytes.Buffer{}, Stderr: &errb}); code == 0 {
 		t.Errorf("export as pdf succeeded")
+	}
+}
+
+// verifies cards made with the chat model through the CLI and a real Ollama server (the
+// tiny random model): the reply is asked for with a schema, what it proposes is counted
+// as kept or dropped, and only kept cards (question and answer, origin model) reach the
+// deck; a model that proposes nothing its passage supports adds nothing.
+func TestStudyModelCLI(t *testing.T) {
+	srv := testollama.Start(t)
+	dir := t.TempDir()
+	note := filepath.Join(dir, "cells.md")
+	os.WriteFile(note, []byte("# Cells\n\nA cell membrane is a thin layer of lipids and proteins that separates the inside of a cell from its surroundings.\n\nDiffusion refers to the movement of molecules from a region of higher concentration to one of lower concentration.\n"), 0o644)
+	flags := []string{"--library", filepath.Join(dir, "lib"), "--ollama-host", srv.Host, "--chat-model", srv.ChatModel, "--embed-model", srv.EmbedModel}
+	run := func(args ...string) []byte { return carrel(t, append(append([]string{}, flags...), args...)...) }
+	doc := ingestResults(t, run("ingest", note))[0].DocID
+	var res struct {
+		Added int `json:"added"`
+		Model *struct {
+			Passages, Proposed, Kept, Dropped, Failed int
+		} `json:"model"`
+		Cards []cardOut `json:"cards"`
+	}
+	if err := json.Unmarshal(run("study", "cards", "--model", "--json", doc), &res); err != nil {
+		t.Fatal(err)
+	}
+	m := res.Model
+	if m == nil || m.Passages < 1 || m.Kept+m.Dropped != m.Proposed || res.Added != m.Kept || len(res.Cards) != res.Added {
+		t.Fatalf("model cards: %+v, added %d, %d cards", m, res.Added, len(res.Cards))
+	}
+	for _, c := range res.Cards {
+		if c.Kind != "qa" {
+			t.Errorf("a model's card of kind %q", c.Kind)
+		}
+	}
+	t.Logf("tiny model: %+v", *m)
+	if txt := string(run("study", "cards", "--model", doc)); !strings.Contains(txt, "the model proposed") {
+		t.Errorf("the text form does not say what the model proposed:\n%s", txt)
 	}
 }

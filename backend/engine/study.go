@@ -27,6 +27,29 @@ func (e *Engine) MakeCards(ctx context.Context, sessionID string, docIDs []strin
 	return study.Make(ctx, e.lib, deck, nil, now)
 }
 
+// MakeModelCards asks the local chat model (Ollama, structured outputs) for cards from
+// the deck's documents and adds those their passages support; res.Model counts what was
+// proposed, kept and dropped.
+func (e *Engine) MakeModelCards(ctx context.Context, sessionID string, docIDs []string) (study.MakeResult, error) {
+	if e.readOnly {
+		return study.MakeResult{}, e.readOnlyError()
+	}
+	now := time.Now()
+	deck, err := study.OpenDeck(ctx, e.lib, sessionID, docIDs, now)
+	if err != nil {
+		return study.MakeResult{}, err
+	}
+	var mr study.ModelResult
+	res, err := study.MakeWith(ctx, e.lib, deck, nil, now, func(ps []study.Passage) ([]study.Draft, error) {
+		var drafts []study.Draft
+		var err error
+		drafts, mr, err = study.ModelCards(ctx, e.Ollama(), study.ModelOptions{Model: e.Config().ChatModel}, ps)
+		return drafts, err
+	})
+	res.Model = &mr
+	return res, err
+}
+
 // Deck returns a deck with its counts now.
 func (e *Engine) Deck(ctx context.Context, id string) (library.Deck, error) {
 	return e.lib.Deck(ctx, id, time.Now())

@@ -6,6 +6,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 )
@@ -48,6 +49,9 @@ type ChatRequest struct {
 	KeepAlive time.Duration
 	// MaxTokens caps the answer's length in tokens; 0 leaves the default.
 	MaxTokens int
+	// Format constrains the answer to JSON: a JSON schema (Ollama's structured
+	// outputs) or "json"; nil leaves it free text. Only Ollama applies it.
+	Format json.RawMessage
 }
 
 // Delta is one streamed piece of an answer.

@@ -309,6 +309,7 @@ func (o *Ollama) Chat(ctx context.Context, req ChatRequest, fn func(Delta) error
 		Messages: make([]api.Message, len(req.Messages)),
 		Stream:   &stream,
 		Options:  opts,
+		Format:   req.Format,
 	}
 	for i, m := range req.Messages {
 		areq.Messages[i] = api.Message{Role: m.Role, Content: m.Content}

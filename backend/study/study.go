@@ -89,12 +89,20 @@ type MakeResult struct {
 	Added    int            `json:"added"`    // of which new to the deck
 	Existing int            `json:"existing"` // of which the deck had already
 	ByKind   map[string]int `json:"by_kind"`  // added cards per kind
+	// Model says what a model proposed and what the check kept (cards made with a model).
+	Model *ModelResult `json:"model,omitempty"`
 }
 
 // Make makes cards with no model from the documents of a deck's scope (or only docIDs,
 // when given, which must be in it) and adds the new ones to the deck. Word rarity for
 // cloze cards is measured over all the passages read together.
 func Make(ctx context.Context, lib *library.Library, deck library.Deck, docIDs []string, now time.Time) (MakeResult, error) {
+	return MakeWith(ctx, lib, deck, docIDs, now, func(ps []Passage) ([]Draft, error) { return Generate(ps), nil })
+}
+
+// MakeWith makes cards with gen (the rules of Generate, or a model through ModelCards)
+// from the passages of docIDs (the deck's scope when empty) and adds the new ones.
+func MakeWith(ctx context.Context, lib *library.Library, deck library.Deck, docIDs []string, now time.Time, gen func([]Passage) ([]Draft, error)) (MakeResult, error) {
 	res := MakeResult{Deck: deck, ByKind: map[string]int{}}
 	if len(docIDs) == 0 {
 		docIDs = deck.DocIDs
@@ -119,11 +127,18 @@ func Make(ctx context.Context, lib *library.Library, deck library.Deck, docIDs [
 		}
 	}
 	res.Passages = len(passages)
-	drafts := Generate(passages)
+	drafts, err := gen(passages)
+	if err != nil {
+		return res, err
+	}
 	cards := make([]library.Card, 0, len(drafts))
 	for _, d := range drafts {
 		p := parents[d.Passage]
-		c := library.Card{DeckID: deck.ID, DocID: p.DocID, ChunkID: p.ID, Kind: d.Kind, Origin: "rule",
+		origin := "rule"
+		if d.Kind == KindQA {
+			origin = "model"
+		}
+		c := library.Card{DeckID: deck.ID, DocID: p.DocID, ChunkID: p.ID, Kind: d.Kind, Origin: origin,
 			Front: d.Front, Back: d.Back, Context: d.Context, Dedup: Dedup(d.Front, d.Back),
 			SpanStart: d.SpanStart, SpanEnd: d.SpanEnd, Section: p.Section}
 		c.Schedule.Due = now

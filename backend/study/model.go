@@ -1,0 +1,244 @@
+package study
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/carrel-app/carrel/backend/llm"
+)
+
+// cardSchema is the JSON schema a model's cards must follow (Ollama's structured
+// outputs constrain sampling to it): for each card a question, a short answer and the
+// sentence of the passage it comes from, copied. The lengths bound the reply, so that a
+// model that rambles inside a string is cut by the grammar, not by the token limit
+// (which would leave JSON unfinished).
+const cardSchema = `{"type":"object","properties":{"cards":{"type":"array","minItems":1,"maxItems":%d,"items":{"type":"object",` +
+	`"properties":{"question":{"type":"string","minLength":1,"maxLength":200},"answer":{"type":"string","minLength":1,"maxLength":100},` +
+	`"quote":{"type":"string","maxLength":300}},"required":["question","answer","quote"]}}},"required":["cards"]}`
+
+const cardPrompt = `You write flashcards for a student from a passage of their documents.
+Write up to %d flashcards about the passage's key facts, definitions and terms.
+Each card has a question, a short answer (a few words, taken from the passage), and the
+quote: the one sentence of the passage the answer comes from, copied exactly.
+Use only what the passage says. Answer in JSON.`
+
+// ModelCard is a card as a model proposes it.
+type ModelCard struct {
+	Question string `json:"question"`
+	Answer   string `json:"answer"`
+	Quote    string `json:"quote"`
+}
+
+// ModelResult counts what models proposed and what the check in code kept.
+type ModelResult struct {
+	Passages int            `json:"passages"`
+	Proposed int            `json:"proposed"`
+	Kept     int            `json:"kept"`
+	Dropped  int            `json:"dropped"`
+	Reasons  map[string]int `json:"reasons"` // dropped cards by reason
+	Failed   int            `json:"failed"`  // passages whose reply was not the JSON asked for
+}
+
+// Reasons a model's card is dropped.
+const (
+	DropEmpty       = "empty"       // no question or no answer
+	DropLong        = "long"        // the answer is not short
+	DropUnsupported = "unsupported" // no sentence of the passage holds the answer's words
+	DropTrivial     = "trivial"     // the question gives the answer away
+	DropDuplicate   = "duplicate"
+)
+
+// minSupport is the share of an answer's content words a sentence of the passage must
+// hold for the passage to support it.
+const minSupport = 0.75
+
+// ModelOptions say which model makes cards and how.
+type ModelOptions struct {
+	Model      string
+	PerPassage int // cards asked for per passage (default 3)
+	// Temperature of sampling: 0 (the default) for the same cards each time.
+	Temperature float64
+}
+
+// ModelCards asks a chat model, through structured outputs, for cards from each passage,
+// and keeps the cards the passage supports: an answer whose content words are (nearly)
+// all in one of its sentences, which becomes the card's span. Dropped cards are counted
+// by reason. A passage whose reply is not the JSON asked for, or is cut short, counts as
+// failed (Ollama ends a structured reply without a last message when a token repeats
+// 30 times); any other model or connection error stops and is returned.
+func ModelCards(ctx context.Context, chat llm.Provider, opt ModelOptions, passages []Passage) ([]Draft, ModelResult, error) {
+	res := ModelResult{Reasons: map[string]int{}}
+	seen := map[string]bool{}
+	var out []Draft
+	perPassage := opt.PerPassage
+	if perPassage <= 0 {
+		perPassage = 3
+	}
+	temp := opt.Temperature
+	for i, p := range passages {
+		if navigation(p.Text) {
+			continue
+		}
+		res.Passages++
+		var b strings.Builder
+		_, err := chat.Chat(ctx, llm.ChatRequest{
+			Model: opt.Model,
+			Messages: []llm.Message{
+				{Role: "system", Content: fmt.Sprintf(cardPrompt, perPassage)},
+				{Role: "user", Content: p.Text},
+			},
+			Temperature: &temp,
+			MaxTokens:   700*perPassage + 50, // the schema's longest reply, a token a byte
+			NumCtx:      8192,
+			Format:      json.RawMessage(fmt.Sprintf(cardSchema, perPassage)),
+		}, func(d llm.Delta) error {
+			b.WriteString(d.Text)
+			return nil
+		})
+		if errors.Is(err, llm.ErrTruncated) {
+			res.Failed++
+			continue
+		}
+		if err != nil {
+			return out, res, fmt.Errorf("cards from a model: %w", err)
+		}
+		proposed, ok := ParseModelCards(b.String())
+		if !ok {
+			res.Failed++
+			continue
+		}
+		drafts, reasons := CheckModelCards(p, proposed)
+		res.Proposed += len(proposed)
+		for r, n := range reasons {
+			res.Reasons[r] += n
+			res.Dropped += n
+		}
+		for _, d := range drafts {
+			if k := Dedup(d.Front, d.Back); seen[k] {
+				res.Reasons[DropDuplicate]++
+				res.Dropped++
+				continue
+			} else {
+				seen[k] = true
+			}
+			d.Passage = i
+			out = append(out, d)
+			res.Kept++
+		}
+	}
+	return out, res, nil
+}
+
+// ParseModelCards reads a model's reply: {"cards": [...]}, at most 20 cards.
+func ParseModelCards(reply string) ([]ModelCard, bool) {
+	var v struct {
+		Cards []ModelCard `json:"cards"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimSpace(reply)), &v); err != nil || v.Cards == nil {
+		return nil, false
+	}
+	return v.Cards[:min(len(v.Cards), 20)], true
+}
+
+// CheckModelCards keeps the proposed cards passage p supports, each with the sentence
+// that supports it as its span, and counts the others by reason.
+func CheckModelCards(p Passage, proposed []ModelCard) ([]Draft, map[string]int) {
+	reasons := map[string]int{}
+	sents := sentences(p.Text)
+	var out []Draft
+	for _, c := range proposed {
+		q, a := collapse(c.Question), collapse(c.Answer)
+		if q == "" || a == "" {
+			reasons[DropEmpty]++
+			continue
+		}
+		if len(strings.Fields(a)) > 25 {
+			reasons[DropLong]++
+			continue
+		}
+		terms := contentTerms(a)
+		if len(terms) == 0 {
+			reasons[DropUnsupported]++
+			continue
+		}
+		asked := termSet(q)
+		given := 0
+		for _, t := range terms {
+			if asked[t] {
+				given++
+			}
+		}
+		if given == len(terms) {
+			reasons[DropTrivial]++
+			continue
+		}
+		best, bestShare := sentence{}, 0.0
+		for _, s := range sents {
+			if crosses(p.Breaks, s) {
+				continue // a page's furniture may sit inside it
+			}
+			have := termSet(p.Text[s.s:s.e])
+			n := 0
+			for _, t := range terms {
+				if have[t] {
+					n++
+				}
+			}
+			share := float64(n) / float64(len(terms))
+			// The sentence the model quoted wins a tie.
+			if share > bestShare || share == bestShare && share > 0 && c.Quote != "" && strings.Contains(collapse(p.Text[s.s:s.e]), collapse(c.Quote)) {
+				best, bestShare = s, share
+			}
+		}
+		if bestShare < minSupport {
+			reasons[DropUnsupported]++
+			continue
+		}
+		out = append(out, Draft{Kind: KindQA, Front: q, Back: a, SpanStart: best.s, SpanEnd: best.e, Context: p.Text[best.s:best.e]})
+	}
+	return out, reasons
+}
+
+// contentTerms are the words of s that carry its meaning: lower-cased, stop words out,
+// plurals folded ("cells" is "cell"). Numbers count: "1845" is an answer.
+func contentTerms(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range words(s) {
+		t := fold(w.text)
+		if stopwords[t] || seen[t] {
+			continue
+		}
+		seen[t] = true
+		out = append(out, t)
+	}
+	return out
+}
+
+func termSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range words(s) {
+		m[fold(w.text)] = true
+	}
+	return m
+}
+
+func fold(w string) string {
+	t := strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s"))
+	if len(t) > 4 && strings.HasSuffix(t, "s") && !strings.HasSuffix(t, "ss") {
+		t = t[:len(t)-1]
+	}
+	return t
+}
+
+func crosses(breaks []int, s sentence) bool {
+	for _, b := range breaks {
+		if b >= s.s && b < s.e {
+			return true
+		}
+	}
+	return false
+}
