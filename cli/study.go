@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +24,10 @@ const studyUsage = `usage: carrel study cards [--json] [--model] (--session ID |
        carrel study review [--json] [--deck ID | --session ID | DOC...]   the cards due now
        carrel study review [--json] --card ID --grade 1|2|3|4             grade one (again, hard, good, easy)
        carrel study export --format anki|csv|md [--out FILE] (--deck ID | --session ID | DOC...)
+       carrel study quiz [--n 10] [--json] (--deck ID | --session ID | DOC...)
+                                      a quiz on standard input (a letter or your answer per
+                                      question; the source after each); --json prints it only
+       carrel study scores [--json] (--deck ID | --session ID | DOC...)   quiz history
        carrel study edit ID --front TEXT --back TEXT
        carrel study suspend|unsuspend|delete ID
 DOC is a document id (or the start of one) from carrel search --json or the app.`
@@ -45,6 +50,7 @@ func studyCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 	front := fsg.String("front", "", "the card's question")
 	back := fsg.String("back", "", "the card's answer")
 	withModel := fsg.Bool("model", false, "make cards with the local chat model (Ollama) instead of the rules")
+	count := fsg.Int("n", 10, "questions in a quiz")
 	args, err := parseInterspersed(fsg, args)
 	if err != nil {
 		return usageError{err}
@@ -165,6 +171,36 @@ func studyCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 		}
 		_, err = fmt.Fprint(env.Stdout, text)
 		return err
+	case "quiz", "scores":
+		id, err := deck()
+		if err != nil {
+			return err
+		}
+		if id == "" {
+			return usageError{fmt.Errorf("study %s: give a deck (--deck, --session or document ids)", sub)}
+		}
+		if sub == "scores" {
+			scores, err := eng.QuizScores(ctx, id)
+			if err != nil {
+				return err
+			}
+			return print(scores, func() {
+				for _, s := range scores {
+					fmt.Fprintf(env.Stdout, "%s  %d/%d\n", s.TakenAt.Local().Format("2006-01-02 15:04"), s.Correct, s.Questions)
+				}
+			})
+		}
+		qs, err := eng.Quiz(ctx, id, *count)
+		if err != nil {
+			return err
+		}
+		if len(qs) == 0 {
+			return errors.New("study quiz: the deck has no cards (carrel study cards DOC makes them)")
+		}
+		if *asJSON {
+			return json.NewEncoder(env.Stdout).Encode(qs)
+		}
+		return runQuiz(ctx, eng, id, qs, env)
 	case "edit", "suspend", "unsuspend", "delete":
 		if len(args) != 1 {
 			return usageError{errors.New(studyUsage)}
@@ -191,6 +227,63 @@ func studyCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 		return print(map[string]any{"id": n, "done": sub}, func() { fmt.Fprintf(env.Stdout, "card %d: %sed\n", n, strings.TrimSuffix(sub, "e")) })
 	}
 	return usageError{fmt.Errorf("study: unknown command %q\n%s", sub, studyUsage)}
+}
+
+// runQuiz asks the questions on standard input and output, says after each whether it
+// was right with the card's answer and source, and records the score.
+func runQuiz(ctx context.Context, eng *engine.Engine, deckID string, qs []study.Question, env Env) error {
+	in := env.Stdin
+	if in == nil {
+		in = os.Stdin
+	}
+	sc := bufio.NewScanner(in)
+	right, asked := 0, 0
+	titles := map[string]string{}
+	for i, q := range qs {
+		fmt.Fprintf(env.Stdout, "\n%d/%d  %s\n", i+1, len(qs), q.Prompt)
+		for k, ch := range q.Choices {
+			fmt.Fprintf(env.Stdout, "   %c) %s\n", 'a'+k, ch)
+		}
+		fmt.Fprint(env.Stdout, "> ")
+		if !sc.Scan() {
+			break
+		}
+		given := strings.TrimSpace(sc.Text())
+		asked++
+		ok := false
+		if len(q.Choices) > 0 {
+			if len(given) == 1 && given[0] >= 'a' && int(given[0]-'a') < len(q.Choices) {
+				ok = int(given[0]-'a') == q.Answer
+			} else {
+				ok = strings.EqualFold(given, q.Choices[q.Answer])
+			}
+		} else {
+			m, _, err := eng.MarkAnswer(ctx, q.CardID, given)
+			if err != nil {
+				return err
+			}
+			ok = m.Correct
+		}
+		if ok {
+			right++
+		}
+		if _, seen := titles[q.Card.DocID]; !seen {
+			if d, err := eng.Library().Document(ctx, q.Card.DocID); err == nil {
+				titles[q.Card.DocID] = d.Title
+			}
+		}
+		verdict := "Right."
+		if !ok {
+			verdict = "Not quite: " + strings.Join(strings.Fields(q.Card.Back), " ")
+		}
+		fmt.Fprintf(env.Stdout, "%s  (%s)\n   \"%s\"\n", verdict, study.Source(q.Card, titles[q.Card.DocID]), strings.Join(strings.Fields(q.Card.Context), " "))
+	}
+	s, err := eng.RecordQuiz(ctx, deckID, asked, right)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "\nScore: %d/%d\n", s.Correct, s.Questions)
+	return nil
 }
 
 // parseInterspersed parses flags that may come after the arguments ("edit 12 --front Q"),

@@ -124,6 +124,35 @@ func TestStudyCLI(t *testing.T) {
 		t.Fatalf("md export:\n%s", md[:min(len(md), 400)])
 	}
 
+	// A quiz: as JSON, then taken on standard input; its score is kept.
+	var quiz []struct {
+		Prompt  string   `json:"prompt"`
+		Choices []string `json:"choices"`
+		Answer  int      `json:"answer"`
+		Card    cardOut  `json:"card"`
+	}
+	json.Unmarshal(run("study", "quiz", "--json", "--n", "5", doc), &quiz)
+	if len(quiz) != 5 {
+		t.Fatalf("quiz of %d questions, want 5", len(quiz))
+	}
+	for _, q := range quiz {
+		if len(q.Choices) > 0 && (len(q.Choices) != 4 || q.Choices[q.Answer] != strings.Join(strings.Fields(q.Card.Back), " ")) {
+			t.Errorf("question %q: choices %q, answer %d, card's answer %q", q.Prompt, q.Choices, q.Answer, q.Card.Back)
+		}
+	}
+	var qout, qerr bytes.Buffer
+	if _, code, err := Run(append(flags, "study", "quiz", "--n", "3", doc), Env{Stdout: &qout, Stderr: &qerr, Stdin: strings.NewReader("a\nb\nsomething\n")}); code != 0 {
+		t.Fatalf("quiz: exit %d %v\n%s", code, err, qerr.String())
+	}
+	if !strings.Contains(qout.String(), "Score: ") || strings.Count(qout.String(), "(Walden, p") != 3 {
+		t.Fatalf("the quiz did not show each answer's source and the score:\n%s", qout.String())
+	}
+	var scores []struct{ Questions, Correct int }
+	json.Unmarshal(run("study", "scores", "--json", doc), &scores)
+	if len(scores) != 1 || scores[0].Questions != 3 || scores[0].Correct > 3 {
+		t.Fatalf("quiz history: %+v", scores)
+	}
+
 	var errb bytes.Buffer
 	if _, code, _ := Run(append(flags, "study", "review", "--card", "1", "--grade", "5"), Env{Stdout: &bytes.Buffer{}, Stderr: &errb}); code != 2 {
 		t.Errorf("grade 5: exit %d, want 2", code)

@@ -134,3 +134,35 @@ func (e *Engine) ExportDeck(ctx context.Context, deckID, format string) (string,
 	}
 	return b.String(), nil
 }
+
+// Quiz makes up to n questions from a deck's cards, shuffled anew each time.
+func (e *Engine) Quiz(ctx context.Context, deckID string, n int) ([]study.Question, error) {
+	cards, err := e.DeckCards(ctx, deckID)
+	if err != nil {
+		return nil, err
+	}
+	return study.MakeQuiz(cards, n, uint64(time.Now().UnixNano())), nil
+}
+
+// MarkAnswer grades a short answer to a card's question.
+func (e *Engine) MarkAnswer(ctx context.Context, cardID int64, given string) (study.Marking, library.Card, error) {
+	c, err := e.lib.Card(ctx, cardID)
+	if err != nil {
+		return study.Marking{}, c, err
+	}
+	return study.MarkAnswer(c, given), c, nil
+}
+
+// RecordQuiz keeps a quiz's score in its deck's history.
+func (e *Engine) RecordQuiz(ctx context.Context, deckID string, questions, correct int) (library.QuizScore, error) {
+	if e.readOnly {
+		return library.QuizScore{}, e.readOnlyError()
+	}
+	s := library.QuizScore{DeckID: deckID, Questions: questions, Correct: correct}
+	return s, e.lib.AddQuizScore(ctx, &s)
+}
+
+// QuizScores is a deck's quiz history, oldest first.
+func (e *Engine) QuizScores(ctx context.Context, deckID string) ([]library.QuizScore, error) {
+	return e.lib.QuizScores(ctx, deckID)
+}

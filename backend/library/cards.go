@@ -447,3 +447,47 @@ func (l *Library) CardsOffPassage(ctx context.Context) ([]Card, error) {
 	}
 	return out, rows.Err()
 }
+
+// QuizScore is one quiz taken on a deck.
+type QuizScore struct {
+	ID        int64     `json:"id"`
+	DeckID    string    `json:"deck_id"`
+	Questions int       `json:"questions"`
+	Correct   int       `json:"correct"`
+	TakenAt   time.Time `json:"taken_at"`
+}
+
+// AddQuizScore records a quiz taken on a deck.
+func (l *Library) AddQuizScore(ctx context.Context, s *QuizScore) error {
+	if s.TakenAt.IsZero() {
+		s.TakenAt = time.Now().UTC()
+	}
+	res, err := l.db.ExecContext(ctx, `INSERT INTO quiz_scores (deck_id, questions, correct, taken_at) VALUES (?,?,?,?)`,
+		s.DeckID, s.Questions, s.Correct, s.TakenAt.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("record quiz score: %w", err)
+	}
+	s.ID, err = res.LastInsertId()
+	return err
+}
+
+// QuizScores returns a deck's quiz scores, oldest first.
+func (l *Library) QuizScores(ctx context.Context, deckID string) ([]QuizScore, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT id, deck_id, questions, correct, taken_at FROM quiz_scores
+		WHERE deck_id = ? ORDER BY taken_at, id`, deckID)
+	if err != nil {
+		return nil, fmt.Errorf("read quiz scores: %w", err)
+	}
+	defer rows.Close()
+	out := []QuizScore{}
+	for rows.Next() {
+		var s QuizScore
+		var at int64
+		if err := rows.Scan(&s.ID, &s.DeckID, &s.Questions, &s.Correct, &at); err != nil {
+			return nil, fmt.Errorf("read quiz scores: %w", err)
+		}
+		s.TakenAt = time.UnixMilli(at).UTC()
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}

@@ -3,7 +3,7 @@ package library
 import "fmt"
 
 // schemaVersion is the version migrate brings a database to.
-const schemaVersion = 7
+const schemaVersion = 8
 
 // migrations[i] moves a database from version i to i+1.
 var migrations = []string{
@@ -286,6 +286,16 @@ var migrations = []string{
 	CREATE INDEX reviews_card ON reviews(card_id, id);
 	CREATE INDEX reviews_day ON reviews(day);
 	CREATE INDEX parents_hash ON parents(doc_id, id);`,
+
+	// v8: quiz scores, one row per quiz taken, with its deck (backend/study's quizzes).
+	`CREATE TABLE quiz_scores (
+		id        INTEGER PRIMARY KEY AUTOINCREMENT,
+		deck_id   TEXT NOT NULL REFERENCES decks(id) ON DELETE CASCADE,
+		questions INTEGER NOT NULL,
+		correct   INTEGER NOT NULL,
+		taken_at  INTEGER NOT NULL
+	);
+	CREATE INDEX quiz_scores_deck ON quiz_scores(deck_id, taken_at);`,
 }
 
 func (l *Library) migrate() error {
