@@ -163,6 +163,9 @@ func Respond(ctx context.Context, req Request, fn func(Event) error) (*Answer, e
 		// token-repeat guard): the text so far is the answer, marked as cut off.
 		ans.Truncated = true
 		ans.Note = "The model stopped early (its output was cut off, or Ollama stopped), so this answer may be incomplete."
+		if errors.Is(err, llm.ErrStalled) {
+			ans.Note = "Ollama stopped answering (it sent nothing for too long), so this answer is only the part that arrived."
+		}
 		return ans, nil
 	}
 	if err != nil {

@@ -54,10 +54,14 @@ const (
 
 // newOllama makes the Ollama client, dialling through cfg.Dial when set.
 func newOllama(cfg Config) *llm.Ollama {
+	var o *llm.Ollama
 	if cfg.Dial == nil {
-		return llm.NewOllama(cfg.OllamaHost)
+		o = llm.NewOllama(cfg.OllamaHost)
+	} else {
+		o = llm.NewOllamaClient(cfg.OllamaHost, httpClientFor(cfg))
 	}
-	return llm.NewOllamaClient(cfg.OllamaHost, httpClientFor(cfg))
+	o.StallTimeout = time.Duration(cfg.OllamaStallSeconds) * time.Second
+	return o
 }
 
 // CloudSettings are the answering settings as Settings shows them: never the keys, only

@@ -39,6 +39,10 @@ type Config struct {
 	MinVectorScore float64 `json:"min_vector_score,omitempty"`
 	// EmbedBatch is how many chunks go to the embedding model per request.
 	EmbedBatch int `json:"embed_batch,omitempty"`
+	// OllamaStallSeconds is how long Ollama may go silent in an answer or an embedding
+	// request before it is given up as hung (0: llm.DefaultStallTimeout, 5 minutes,
+	// enough for a large model to load from a slow disk).
+	OllamaStallSeconds int `json:"ollama_stall_seconds,omitempty"`
 	// AnswerConfig: provider, cloud models, budget, prices, keep-alive.
 	AnswerConfig
 }

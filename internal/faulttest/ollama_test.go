@@ -214,3 +214,86 @@ func TestModelDeletedInUse(t *testing.T) {
 	eng.Close()
 	consistent(t, config(dir, srv.Host))
 }
+
+// verifies Ollama frozen (SIGSTOP: the kernel still accepts connections, nothing
+// answers), mid-answer and mid-embedding, with the stall timeout at 3 s: the answer ends
+// within the timeout plus a margin with an error saying Ollama stopped answering, its
+// part so far saved; a question asked while Ollama is still frozen is answered from the
+// passages instead of waiting; an ingest while it is frozen adds the document, searchable
+// by its words, its vectors left waiting; after SIGCONT they are embedded.
+func TestOllamaFrozen(t *testing.T) {
+	const stall = 3 * time.Second
+	srv := own(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := longAnswers(config(filepath.Join(dir, "lib"), srv.Host))
+	cfg.OllamaStallSeconds = int(stall / time.Second)
+	eng := open(t, cfg)
+	defer eng.Close()
+	if r, err := eng.IngestFile(ctx, note(t, dir, "cabin", 8), nil); err != nil || r.Status != engine.Inserted {
+		t.Fatalf("ingest: %+v %v", r, err)
+	}
+	var frozeAt time.Time
+	fn, got := onFirstToken(func() { frozeAt = time.Now(); srv.Signal(syscall.SIGSTOP) })
+	actx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	ans, err := eng.AskSession(actx, "What did the cabin cost?", engine.AskOptions{}, fn)
+	waited := time.Since(frozeAt)
+	if actx.Err() != nil {
+		t.Fatalf("the answer hung on a frozen Ollama: %v", err)
+	}
+	// With text, the text is the answer, marked cut short with a note saying Ollama stopped
+	// answering; without, an error wrapping ErrStalled.
+	if err != nil && !errors.Is(err, llm.ErrStalled) {
+		t.Fatalf("answer from a frozen Ollama: want an error wrapping ErrStalled, got %v", err)
+	}
+	if err == nil && (ans == nil || !ans.Truncated || !strings.Contains(ans.Note, "stopped answering")) {
+		t.Fatalf("answer from a frozen Ollama: want it marked cut short, saying Ollama stopped answering; got %+v", ans)
+	}
+	// The watchdog is reset by every piece: the wait is the stall timeout, give or take
+	// the pieces in flight; 20 s allows a loaded machine.
+	if waited < stall || waited > stall+20*time.Second {
+		t.Fatalf("the answer was given up %s after Ollama froze; want about %s", waited, stall)
+	}
+	if ans == nil || ans.SessionID == "" || got.Len() == 0 {
+		t.Fatalf("the partial answer was not returned (%+v, %d bytes streamed)", ans, got.Len())
+	}
+	if msg := lastMessage(t, eng, ans.SessionID); msg.Answer == "" || msg.Status == library.MessageDone {
+		t.Fatalf("saved message after Ollama froze: status %q, %d bytes; want the partial answer, not marked done", msg.Status, len(msg.Answer))
+	}
+	t.Logf("gave up %s after the freeze: %v, note %q", waited.Round(100*time.Millisecond), err, ans.Note)
+
+	// Still frozen: the status probe times out in a second, so the question is answered
+	// from the passages rather than waiting on the model.
+	eng.RefreshStatus()
+	began := time.Now()
+	next, err := eng.AskSession(actx, "What did the cabin cost?", engine.AskOptions{Fresh: true}, nil)
+	if err != nil || next.Mode != chat.ModePassages || next.Note == "" {
+		t.Fatalf("a question while Ollama is frozen: %+v %v", next, err)
+	}
+	t.Logf("asked while frozen: passages in %s", time.Since(began).Round(100*time.Millisecond))
+
+	// An ingest while frozen: added, searchable by words, with a warning.
+	r, err := eng.IngestFile(actx, note(t, t.TempDir(), "long", 40), nil)
+	if actx.Err() != nil {
+		t.Fatalf("ingest hung on a frozen Ollama: %v", err)
+	}
+	if err != nil || r.Status != engine.Inserted {
+		t.Fatalf("ingest while Ollama is frozen: want inserted, got %+v %v", r, err)
+	}
+	t.Logf("ingest while frozen: warnings %q", r.Warnings)
+	if hits, err := eng.Search(ctx, "chimney", engine.SearchOptions{}); err != nil || len(hits) == 0 {
+		t.Fatalf("search while Ollama is frozen: %d hits, %v", len(hits), err)
+	}
+
+	// Thawed: the vectors the freeze held back are embedded.
+	srv.Signal(syscall.SIGCONT)
+	eng.RefreshStatus()
+	if n, err := eng.EmbedPending(ctx); err != nil || n == 0 {
+		t.Fatalf("embedding after Ollama thawed: %d, %v", n, err)
+	}
+	eng.Close()
+	if st := consistent(t, cfg); st.Pending > 0 || st.Vectors != st.Chunks {
+		t.Fatalf("after thawing: %d waiting, %d vectors for %d chunks", st.Pending, st.Vectors, st.Chunks)
+	}
+}
