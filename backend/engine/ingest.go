@@ -148,7 +148,14 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 		res.Status, res.Error = Skipped, ""
 		return res, nil
 	}
-	defer e.release(id)
+	// Released on return, or, when the document's lexical entries wait in a batch, once
+	// they are written (a second copy of the same bytes is skipped until then).
+	held := false
+	defer func() {
+		if !held {
+			e.release(id)
+		}
+	}()
 	if old, err := e.lib.Document(ctx, id); err == nil && old.Status == library.StatusReady {
 		res.Status, res.Pages, res.Chunks = Skipped, old.Pages, old.Chunks
 		return res, nil
@@ -238,13 +245,32 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 			res.Warnings = append(res.Warnings, "Embedding stopped ("+oneLine(err)+"): the document is searchable by its words; its vectors are added when embedding works again.")
 		}
 	}
-	doc.Status, doc.Error, doc.Done, doc.Total = library.StatusReady, "", len(chunks), len(chunks)
+	res.Status = Inserted
+	if lb == nil {
+		doc.Status, doc.Error, doc.Done, doc.Total = library.StatusReady, "", len(chunks), len(chunks)
+		if err := e.lib.PutDocument(ctx, &doc); err != nil {
+			return res, err
+		}
+		progress(doc)
+		return res, nil
+	}
+	// In a batch its lexical entries may wait: the library and progress say ready once
+	// a search can find it. A crash before leaves it unready, to be read again at the
+	// next start (Interrupted).
 	if err := e.lib.PutDocument(ctx, &doc); err != nil {
 		return res, err
 	}
-	// Ready is said once a search can find it: its lexical entries may wait in the batch.
-	lb.whenWritten(id, func() { progress(doc) })
-	res.Status = Inserted
+	held = true
+	lb.whenWritten(id, func() {
+		defer e.release(id)
+		doc.Status, doc.Error, doc.Done, doc.Total = library.StatusReady, "", len(chunks), len(chunks)
+		// An update, not an insert: a document removed meanwhile stays removed.
+		if err := e.lib.SetStatus(context.WithoutCancel(ctx), id, doc.Status, "", doc.Done, doc.Total); err != nil {
+			slog.Error("engine: marking a document ready", "path", path, "err", err)
+			return
+		}
+		progress(doc)
+	})
 	return res, nil
 }
 

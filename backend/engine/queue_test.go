@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/carrel-app/carrel/backend/library"
 )
@@ -29,9 +30,9 @@ func notes(t *testing.T, n, size int) (paths, words []string) {
 	return paths, words
 }
 
-// verifies a queue says a document is ready, to Progress and to Done, only once a search
-// finds it, though its lexical entries wait in the batch: each file's Done comes once,
-// with the document searchable at that moment.
+// verifies a queue says a document is ready, in the library, to Progress and to Done,
+// only once a search finds it, though its lexical entries wait in the batch: each file's
+// Done comes once, with the document searchable at that moment.
 func TestQueueReadyMeansSearchable(t *testing.T) {
 	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
 	if err != nil {
@@ -50,6 +51,32 @@ func TestQueueReadyMeansSearchable(t *testing.T) {
 	var mu sync.Mutex
 	var problems []string
 	ready, done := map[string]int{}, map[string]int{}
+	// What a caller polling the library sees (the browser bridge's tests do).
+	stop := make(chan struct{})
+	polled := make(chan int)
+	go func() {
+		n := 0
+		defer func() { polled <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			docs, _ := eng.lib.Documents(context.Background())
+			for _, d := range docs {
+				if d.Status == library.StatusReady {
+					n++
+					if !found(d, wordOf[d.Path]) {
+						mu.Lock()
+						problems = append(problems, "ready in the library before searchable: "+d.Path)
+						mu.Unlock()
+					}
+				}
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
 	q := eng.NewQueue(context.Background(), QueueOptions{Workers: 2,
 		Progress: func(d library.Document) {
 			if d.Status != library.StatusReady {
@@ -80,6 +107,10 @@ func TestQueueReadyMeansSearchable(t *testing.T) {
 	}
 	if err := q.Close(); err != nil {
 		t.Fatal(err)
+	}
+	close(stop)
+	if n := <-polled; n == 0 {
+		t.Error("the poller never saw a ready document")
 	}
 	for _, p := range paths {
 		if ready[p] != 1 || done[p] != 1 {
