@@ -70,3 +70,28 @@ func (a *App) ExportDeck(deckID, format string) (string, error) {
 	defer a.ws.Enter()()
 	return a.eng().ExportDeck(a.ctx(), deckID, format)
 }
+
+// Quiz makes up to n questions from a deck's cards, shuffled anew each time.
+func (a *App) Quiz(deckID string, n int) ([]study.Question, error) {
+	defer a.ws.Enter()()
+	return a.eng().Quiz(a.ctx(), deckID, n)
+}
+
+// MarkAnswer grades a short answer to a card's question against the card.
+func (a *App) MarkAnswer(cardID int64, given string) (study.Marking, error) {
+	defer a.ws.Enter()()
+	m, _, err := a.eng().MarkAnswer(a.ctx(), cardID, given)
+	return m, err
+}
+
+// RecordQuiz keeps a quiz's score in its deck's history.
+func (a *App) RecordQuiz(deckID string, questions, correct int) (library.QuizScore, error) {
+	defer a.ws.Enter()()
+	return a.eng().RecordQuiz(a.ctx(), deckID, questions, correct)
+}
+
+// QuizScores is a deck's quiz history, oldest first.
+func (a *App) QuizScores(deckID string) ([]library.QuizScore, error) {
+	defer a.ws.Enter()()
+	return a.eng().QuizScores(a.ctx(), deckID)
+}

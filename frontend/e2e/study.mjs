@@ -1,6 +1,7 @@
 // Flashcards with no model: "Make cards" on a document, the due count in the library,
-// a review with the keyboard only (space shows the answer, 1-4 grade it), and S opening
-// the card's source in the viewer with its span highlighted on its page.
+// a review with the keyboard only (space shows the answer, 1-4 grade it), S opening the
+// card's source in the viewer with its span highlighted on its page, and a quiz taken
+// with its score kept.
 
 import { assert, screenshot } from './harness.mjs';
 import { uploadAndWaitReady } from './flows.mjs';
@@ -64,5 +65,49 @@ export async function studyFlow({ page, url, pdf }) {
     { id: docID, n: made - 1 },
     { timeout: 10_000 },
   );
-  return { made, reviewed: 1, highlighted: litText.length, span: ctx2.length };
+
+  // A quiz on the document's cards: a wrong answer first, then the right ones (read from
+  // the deck through the API, matched by question); the score is kept with the deck.
+  const cards = await page.evaluate(
+    async (deck) => (await (await fetch('api/call/DeckCards', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify([deck]) })).json()),
+    `doc:${docID}`,
+  );
+  const answerOf = new Map(cards.map((c) => [squash(c.front), squash(c.back)]));
+  await doc.locator('[data-testid=document-quiz]').click();
+  const quiz = page.locator('[data-testid=study-quiz]');
+  await quiz.waitFor({ state: 'visible', timeout: 10_000 });
+  const total = made;
+  for (let i = 0; i < total; i++) {
+    const prompt = squash(await page.locator('[data-testid=quiz-prompt]').textContent());
+    const right = answerOf.get(prompt);
+    assert(right, `the question ${JSON.stringify(prompt)} is a card's`);
+    const choices = await page.locator('[data-testid=quiz-choice]').count();
+    const wrong = i === 0;
+    if (choices > 0) {
+      const texts = (await page.locator('[data-testid=quiz-choice]').allTextContents()).map((t) => squash(t).replace(/^\d+ /, ''));
+      const k = wrong ? texts.findIndex((t) => t !== right) : texts.indexOf(right);
+      assert(texts.includes(right), `the right answer is among the choices (${texts})`);
+      await page.keyboard.press(String(k + 1));
+    } else {
+      await page.fill('[data-testid=quiz-input]', wrong ? 'no idea at all' : right);
+      await page.keyboard.press('Enter');
+    }
+    const verdict = page.locator('[data-testid=quiz-verdict]');
+    await verdict.waitFor({ timeout: 10_000 });
+    assert((await verdict.getAttribute('data-correct')) === String(!wrong), `question ${i + 1} marked ${wrong ? 'wrong' : 'right'}`);
+    assert(squash(await page.locator('[data-testid=quiz-answer]').textContent()) === right, 'the verdict shows the card\'s answer');
+    assert(squash(await page.locator('[data-testid=quiz-context]').textContent()).includes(right), 'and the passage it is in');
+    if (i === 0) await screenshot(page, 'study-4-quiz');
+    await page.locator('[data-testid=study-quiz] .sheet').focus();
+    await page.keyboard.press('Enter');
+  }
+  const score = squash(await page.locator('[data-testid=quiz-score]').textContent());
+  assert(score === `Score: ${total - 1} of ${total}`, `the quiz ends with its score (${score})`);
+  const history = await page.evaluate(
+    async (deck) => (await (await fetch('api/call/QuizScores', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify([deck]) })).json()),
+    `doc:${docID}`,
+  );
+  assert(history.length === 1 && history[0].correct === total - 1 && history[0].questions === total, `the score is kept with the deck (${JSON.stringify(history)})`);
+  await screenshot(page, 'study-5-score');
+  return { made, reviewed: 1, highlighted: litText.length, span: ctx2.length, quiz: score };
 }

@@ -10,7 +10,7 @@
 import * as parse from './normalize';
 import * as recall from './recall';
 import * as study from './study';
-import type { Deck, MakeResult, MemorySettings, StudyCard } from './types';
+import type { Deck, MakeResult, Marking, MemorySettings, Question, QuizScore, StudyCard } from './types';
 import type { AddResult, ChunkSettings, LibraryFolder, Stats, CloudSettings, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status, WatchedFolder, WatchSynced } from './types';
 import { EVENT_NAMES } from './types';
 import { parsePageWords, type PageWords } from './ocr-rects';
@@ -73,6 +73,10 @@ interface WailsApp {
   SuspendCard?(cardID: number, suspended: boolean): Promise<unknown>;
   DeleteCard?(cardID: number): Promise<unknown>;
   ExportDeck?(deckID: string, format: string): Promise<unknown>;
+  Quiz?(deckID: string, n: number): Promise<unknown>;
+  MarkAnswer?(cardID: number, given: string): Promise<unknown>;
+  RecordQuiz?(deckID: string, questions: number, correct: number): Promise<unknown>;
+  QuizScores?(deckID: string): Promise<unknown>;
 }
 
 /** The part of the Wails v2.9 JS runtime we use (wrapper/runtime.d.ts). */
@@ -249,6 +253,13 @@ export const suspendCard = async (cardID: number, suspended: boolean): Promise<v
 };
 export const deleteCard = async (cardID: number): Promise<void> => {
   await call('DeleteCard', cardID);
+};
+export const quiz = async (deckID: string, n: number): Promise<Question[]> => study.questions(await call('Quiz', deckID, n));
+export const markAnswer = async (cardID: number, given: string): Promise<Marking> => study.marking(await call('MarkAnswer', cardID, given));
+export const recordQuiz = async (deckID: string, questions: number, correct: number): Promise<QuizScore> => study.quizScore(await call('RecordQuiz', deckID, questions, correct));
+export const quizScores = async (deckID: string): Promise<QuizScore[]> => {
+  const v = await call('QuizScores', deckID);
+  return Array.isArray(v) ? v.map(study.quizScore) : [];
 };
 export const exportDeck = async (deckID: string, format: 'anki' | 'csv' | 'md'): Promise<string> => String((await call('ExportDeck', deckID, format)) ?? '');
 

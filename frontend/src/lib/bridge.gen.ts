@@ -34,12 +34,16 @@ export interface Bridge {
   ListSessions(): Promise<Session[]>;
   ListWatched(): Promise<WatchedFolder[]>;
   MakeCards(sessionID: string, docIDs: string[]): Promise<MakeResult>;
+  MarkAnswer(cardID: number, given: string): Promise<Marking>;
   Memory(): Promise<MemorySettings>;
   Meter(): Promise<Meter>;
   OpenLogFolder(): Promise<string>;
   PageWords(docID: string, page: number): Promise<PageWords>;
   PullModel(name: string, insecure: boolean): Promise<string>;
+  Quiz(deckID: string, n: number): Promise<Question[]>;
+  QuizScores(deckID: string): Promise<QuizScore[]>;
   RechunkLibrary(): Promise<Rechunked>;
+  RecordQuiz(deckID: string, questions: number, correct: number): Promise<QuizScore>;
   RemoveDocument(docID: string): Promise<void>;
   RenameSession(sessionID: string, title: string): Promise<void>;
   RereadDocument(docID: string): Promise<void>;
@@ -91,12 +95,16 @@ export const BRIDGE_METHODS = [
   "ListSessions",
   "ListWatched",
   "MakeCards",
+  "MarkAnswer",
   "Memory",
   "Meter",
   "OpenLogFolder",
   "PageWords",
   "PullModel",
+  "Quiz",
+  "QuizScores",
   "RechunkLibrary",
+  "RecordQuiz",
   "RemoveDocument",
   "RenameSession",
   "RereadDocument",
@@ -303,6 +311,13 @@ export type MakeResult = {
   added: number;
   existing: number;
   by_kind: Record<string, number>;
+  model?: ModelResult | null;
+};
+
+/** github.com/carrel-app/carrel/backend/study.Marking */
+export type Marking = {
+  correct: boolean;
+  score: number;
 };
 
 /** github.com/carrel-app/carrel/backend/engine.Meter */
@@ -325,6 +340,24 @@ export type PageWords = {
   width: number;
   height: number;
   words: Word[];
+};
+
+/** github.com/carrel-app/carrel/backend/study.Question */
+export type Question = {
+  card_id: number;
+  prompt: string;
+  choices?: string[];
+  answer: number;
+  card: Card;
+};
+
+/** github.com/carrel-app/carrel/backend/library.QuizScore */
+export type QuizScore = {
+  id: number;
+  deck_id: string;
+  questions: number;
+  correct: number;
+  taken_at: string;
 };
 
 /** github.com/carrel-app/carrel/app.Rechunked */
@@ -555,6 +588,16 @@ export type Suggestion = {
   download: string;
   note: string;
   default: boolean;
+};
+
+/** github.com/carrel-app/carrel/backend/study.ModelResult */
+export type ModelResult = {
+  passages: number;
+  proposed: number;
+  kept: number;
+  dropped: number;
+  reasons: Record<string, number>;
+  failed: number;
 };
 
 /** github.com/carrel-app/carrel/backend/library.Word */

@@ -46,6 +46,9 @@ test('types.ts declares only fields the Go types send', () => {
   expectTypeOf<keyof hand.CardSchedule>().toExtend<keyof gen.CardSchedule>();
   expectTypeOf<keyof hand.Deck>().toExtend<keyof gen.Deck>();
   expectTypeOf<keyof hand.MakeResult>().toExtend<keyof gen.MakeResult>();
+  expectTypeOf<keyof hand.Question>().toExtend<keyof gen.Question>();
+  expectTypeOf<keyof hand.Marking>().toExtend<keyof gen.Marking>();
+  expectTypeOf<keyof hand.QuizScore>().toExtend<keyof gen.QuizScore>();
 });
 
 test('types.ts has the Go enumerated values', () => {

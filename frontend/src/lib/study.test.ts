@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { card, dueCounts, makeResult, pages, reviewKey } from './study';
+import { card, dueCounts, makeResult, pages, question, quizKey, reviewKey } from './study';
 
 const k = (key: string, mods: Partial<{ ctrlKey: boolean; metaKey: boolean; altKey: boolean }> = {}) => ({ key, ctrlKey: false, metaKey: false, altKey: false, ...mods });
 
@@ -33,5 +33,22 @@ describe('parsing', () => {
     expect(r.deck.doc_ids).toEqual([]);
     expect(r.by_kind).toEqual({ cloze: 3, definition: 0 });
     expect(dueCounts({ a: 2, b: 0, c: 'x' })).toEqual({ a: 2 });
+  });
+});
+
+describe('quiz', () => {
+  test('a question with a bad answer index is a short answer', () => {
+    expect(question({ prompt: 'Q', choices: ['a', 'b'], answer: 5 }).answer).toBe(-1);
+    expect(question({ prompt: 'Q', choices: ['a', 'b'], answer: 1 }).answer).toBe(1);
+    expect(question({ prompt: 'Q', choices: null, answer: 0 }).choices).toEqual([]);
+  });
+  test('keys choose before the answer, go on after it', () => {
+    expect(quizKey(k('2'), 4, false)).toEqual({ kind: 'choose', index: 1 });
+    expect(quizKey(k('c'), 4, false)).toEqual({ kind: 'choose', index: 2 });
+    expect(quizKey(k('4'), 3, false)).toBeNull();
+    expect(quizKey(k('2'), 0, false)).toBeNull();
+    expect(quizKey(k('Enter'), 4, true)).toEqual({ kind: 'next' });
+    expect(quizKey(k('s'), 4, true)).toEqual({ kind: 'source' });
+    expect(quizKey(k('s'), 4, false)).toBeNull();
   });
 });

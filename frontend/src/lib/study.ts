@@ -1,7 +1,7 @@
 // Flashcards: values from the backend parsed at the boundary (like ./normalize), and the
 // review screen's keys.
 
-import type { CardSchedule, Deck, MakeResult, StudyCard } from './types';
+import type { CardSchedule, Deck, MakeResult, Marking, Question, QuizScore, StudyCard } from './types';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
@@ -110,3 +110,37 @@ export const GRADES = [
 
 /** "p. 12" or "pp. 12–13". */
 export const pages = (c: StudyCard): string => (c.page_end > c.page ? `pp. ${c.page}–${c.page_end}` : `p. ${c.page}`);
+
+export function question(v: unknown): Question {
+  const o = obj(v);
+  const choices = Array.isArray(o.choices) ? o.choices.map(str) : [];
+  const answer = num(o.answer);
+  return { card_id: num(o.card_id), prompt: str(o.prompt), choices, answer: choices.length > 0 && answer >= 0 && answer < choices.length ? answer : -1, card: card(o.card) };
+}
+
+export const questions = (v: unknown): Question[] => (Array.isArray(v) ? v.map(question) : []);
+
+export const marking = (v: unknown): Marking => ({ correct: obj(v).correct === true, score: num(obj(v).score) });
+
+export function quizScore(v: unknown): QuizScore {
+  const o = obj(v);
+  return { id: num(o.id), deck_id: str(o.deck_id), questions: num(o.questions), correct: num(o.correct), taken_at: str(o.taken_at) };
+}
+
+export type QuizAction = { kind: 'choose'; index: number } | { kind: 'next' } | { kind: 'source' } | { kind: 'close' };
+
+/**
+ * The quiz screen's keys outside the answer box: 1–4 (or a–d) choose, Enter or Space go
+ * on once answered, S opens the source once answered, Escape closes.
+ */
+export function quizKey(e: { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean }, choices: number, answered: boolean): QuizAction | null {
+  if (e.ctrlKey || e.metaKey || e.altKey) return null;
+  if (e.key === 'Escape') return { kind: 'close' };
+  if (answered) {
+    if (e.key === 'Enter' || e.key === ' ') return { kind: 'next' };
+    if (e.key === 's' || e.key === 'S') return { kind: 'source' };
+    return null;
+  }
+  const i = '1234'.indexOf(e.key) >= 0 ? '1234'.indexOf(e.key) : 'abcd'.indexOf(e.key);
+  return e.key.length === 1 && i >= 0 && i < choices ? { kind: 'choose', index: i } : null;
+}

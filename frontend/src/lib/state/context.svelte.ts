@@ -72,6 +72,7 @@ export class AppState {
     void this.status.refreshMeter();
     if (this.stats.open) void this.stats.refresh();
     this.study.open = false;
+    this.study.quizOpen = false;
     void this.study.refreshDue();
     this.toasts.show(`Library folder: ${f.dir}`);
   };

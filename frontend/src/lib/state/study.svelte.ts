@@ -3,12 +3,14 @@
 
 import * as api from '../api';
 import { docDeckID } from '../study';
-import type { StudyCard } from '../types';
+import type { Question, QuizScore, StudyCard } from '../types';
 import type { ToastState } from './toasts.svelte';
 
 export class StudyState {
   /** Cards due now per document id. */
   due = $state<Record<string, number>>({});
+  /** Cards (not suspended) in each document's own deck, by document id. */
+  cards = $state<Record<string, number>>({});
   /** The document whose cards are being made, or ''. */
   making = $state('');
   /** The review screen is open. */
@@ -42,7 +44,11 @@ export class StudyState {
 
   refreshDue = async (): Promise<void> => {
     try {
-      this.due = await api.dueByDocument();
+      const [due, decks] = await Promise.all([api.dueByDocument(), api.studyDecks()]);
+      this.due = due;
+      const cards: Record<string, number> = {};
+      for (const d of decks) if (d.id === docDeckID(d.doc_ids[0] ?? '') && d.cards > 0) cards[d.doc_ids[0]] = d.cards;
+      this.cards = cards;
     } catch {
       // The counts stay as they were; the next change tries again.
     }
@@ -109,5 +115,84 @@ export class StudyState {
 
   hide = (): void => {
     this.open = false;
+  };
+
+  // ---- quiz ----
+
+  quizOpen = $state(false);
+  quizDeck = $state('');
+  questions = $state<Question[]>([]);
+  qi = $state(0);
+  /** The current question's answer once given: right or not, and what was given. */
+  answered = $state<{ correct: boolean; given: string } | null>(null);
+  right = $state(0);
+  /** The deck's quiz history, read when a quiz ends. */
+  scores = $state<QuizScore[]>([]);
+  finished = $state(false);
+  question = $derived<Question | null>(this.questions[this.qi] ?? null);
+
+  /** Starts a quiz of up to n questions on a document's cards. */
+  startQuiz = async (docID: string, title: string, n = 10): Promise<void> => {
+    this.quizDeck = docDeckID(docID);
+    this.title = title;
+    this.error = '';
+    this.qi = 0;
+    this.right = 0;
+    this.answered = null;
+    this.finished = false;
+    this.scores = [];
+    try {
+      this.questions = await api.quiz(this.quizDeck, n);
+    } catch (e) {
+      this.questions = [];
+      this.error = e instanceof Error ? e.message : String(e);
+    }
+    this.quizOpen = true;
+  };
+
+  /** Answers the current question: a choice's index, or a short answer's text. */
+  answer = async (given: number | string): Promise<void> => {
+    const q = this.question;
+    if (!q || this.answered) return;
+    let correct: boolean;
+    let text: string;
+    if (typeof given === 'number') {
+      if (given < 0 || given >= q.choices.length) return;
+      correct = given === q.answer;
+      text = q.choices[given];
+    } else {
+      text = given.trim();
+      if (!text) return;
+      try {
+        correct = (await api.markAnswer(q.card_id, text)).correct;
+      } catch (e) {
+        this.error = e instanceof Error ? e.message : String(e);
+        return;
+      }
+    }
+    if (correct) this.right++;
+    this.answered = { correct, given: text };
+  };
+
+  /** Goes on to the next question, or ends the quiz and keeps its score. */
+  next = async (): Promise<void> => {
+    if (!this.answered) return;
+    this.answered = null;
+    if (this.qi + 1 < this.questions.length) {
+      this.qi++;
+      return;
+    }
+    this.finished = true;
+    this.qi = this.questions.length;
+    try {
+      await api.recordQuiz(this.quizDeck, this.questions.length, this.right);
+      this.scores = await api.quizScores(this.quizDeck);
+    } catch (e) {
+      this.error = e instanceof Error ? e.message : String(e);
+    }
+  };
+
+  hideQuiz = (): void => {
+    this.quizOpen = false;
   };
 }
