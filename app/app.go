@@ -69,16 +69,12 @@ func (a *App) emitDocument(d library.Document) {
 	a.emit.Emit(EventLibraryChanged, a.toDocument(d))
 }
 
-func (a *App) emitStatus() { a.emit.Emit(EventStatusChanged, a.status()) }
+func (a *App) emitStatus() { a.emit.Emit(EventStatusChanged, a.ws.Status()) }
 
 // Status reports what Carrel can do now (models, mode, counts).
 func (a *App) Status() engine.Status {
 	defer a.ws.Enter()()
-	return a.status()
-}
-
-func (a *App) status() engine.Status {
-	return a.eng().Status(a.ctx())
+	return a.ws.Status()
 }
 
 // Document is a library entry as the frontend sees it.
@@ -137,13 +133,11 @@ type Queued struct {
 // AddPaths queues files and folders for ingest; progress arrives as library:changed events.
 func (a *App) AddPaths(paths []string) (Queued, error) {
 	defer a.ws.Enter()()
-	return a.addPaths(paths)
+	return queued(a.ws.Add(paths))
 }
 
-func (a *App) addPaths(paths []string) (Queued, error) {
-	n, err := a.ws.Add(paths)
-	return Queued{Queued: n}, err
-}
+// queued translates the workspace's count of files queued.
+func queued(n int, err error) (Queued, error) { return Queued{Queued: n}, err }
 
 // ingested tells the frontend a queued file is done: opened when it was given from
 // outside (open.go), failed when it failed before it had an identity.
@@ -169,7 +163,7 @@ func (a *App) AddDialog() (Queued, error) {
 	if err != nil || len(paths) == 0 {
 		return Queued{}, err
 	}
-	return a.addPaths(paths)
+	return queued(a.ws.Add(paths))
 }
 
 // RemoveDocument removes a document and everything derived from it.

@@ -281,7 +281,7 @@ func (a *App) serveUpload(w http.ResponseWriter, r *http.Request, limit int64) {
 		}
 		paths = append(paths, path)
 	}
-	q, err := a.addPaths(paths)
+	q, err := queued(a.ws.Add(paths))
 	if err != nil {
 		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"error": err.Error()})
 		return

@@ -2,27 +2,16 @@ package app
 
 import (
 	"github.com/carrel-app/carrel/backend/engine"
-	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/workspace"
 )
 
 // MemorySettings is what the settings' memory section shows.
-type MemorySettings struct {
-	Enabled  bool             `json:"enabled"`
-	Memories []library.Memory `json:"memories"`
-}
+type MemorySettings = workspace.MemorySettings
 
 // Memory returns whether memory is on and every memory kept.
 func (a *App) Memory() (MemorySettings, error) {
 	defer a.ws.Enter()()
-	return a.memory()
-}
-
-func (a *App) memory() (MemorySettings, error) {
-	list, err := a.eng().Memories(a.ctx())
-	if err != nil {
-		return MemorySettings{}, err
-	}
-	return MemorySettings{Enabled: a.eng().MemoryEnabled(a.ctx()), Memories: list}, nil
+	return a.ws.Memory()
 }
 
 // SetMemoryEnabled turns long-term memory on or off.
@@ -71,7 +60,7 @@ func (a *App) CacheStatus() (engine.CacheStatus, error) {
 
 // memoryChanged emits and returns the memory settings as they are now.
 func (a *App) memoryChanged() (MemorySettings, error) {
-	m, err := a.memory()
+	m, err := a.ws.Memory()
 	if err == nil {
 		a.emit.Emit(EventMemoryChanged, m)
 	}

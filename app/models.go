@@ -13,61 +13,29 @@ import (
 
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/carrel-app/carrel/backend/workspace"
 )
 
-// Models is what the settings panel shows: the Ollama server, its models and Carrel's
-// suggestions for a machine without a GPU.
-type Models struct {
-	Host      string `json:"host"`
-	Reachable bool   `json:"reachable"`
-	Version   string `json:"version"`
-	// Installed is true when an ollama program was found on this machine (it can be
-	// started with StartOllama when it is not running).
-	Installed  bool             `json:"installed"`
-	Error      string           `json:"error"`
-	Models     []llm.Model      `json:"models"`
-	Suggested  []llm.Suggestion `json:"suggested"`
-	ChatModel  string           `json:"chat_model"`
-	EmbedModel string           `json:"embed_model"`
-}
+// Models is what the settings panel shows.
+type Models = workspace.Models
 
 // ListModels lists the installed models. An unreachable Ollama is described, not an error.
 func (a *App) ListModels() (Models, error) {
 	defer a.ws.Enter()()
-	return a.listModels()
-}
-
-func (a *App) listModels() (Models, error) {
-	o := a.eng().Ollama()
-	cfg := a.eng().Config()
-	out := Models{Host: o.Host(), Models: []llm.Model{}, Suggested: llm.Suggested,
-		ChatModel: cfg.ChatModel, EmbedModel: cfg.EmbedModel}
-	st := o.Status(a.ctx())
-	out.Reachable, out.Version, out.Error = st.Reachable, st.Version, st.Err
-	out.Installed = st.Reachable || llm.FindBinary() != ""
-	if st.Reachable {
-		ms, err := o.Models(a.ctx())
-		if err != nil {
-			out.Error = err.Error()
-		} else {
-			out.Models = ms
-		}
-	}
-	return out, nil
+	return a.ws.Models()
 }
 
 // StartOllama starts the installed Ollama when it is not running, then lists the models.
 func (a *App) StartOllama() (Models, error) {
 	defer a.ws.Enter()()
-	o := a.eng().Ollama()
-	if !o.Status(a.ctx()).Reachable {
-		if _, err := o.StartServer(a.ctx(), llm.FindBinary(), 15*time.Second); err != nil {
-			return Models{}, err
-		}
-		a.eng().RefreshStatus()
-		a.emit.Emit(EventStatusChanged, a.status())
+	started, err := a.ws.StartOllama()
+	if err != nil {
+		return Models{}, err
 	}
-	return a.listModels()
+	if started {
+		a.emitStatus()
+	}
+	return a.ws.Models()
 }
 
 // PullEvent is one model:pull event.
@@ -133,7 +101,7 @@ func (a *App) PullModel(name string, insecure bool) (string, error) {
 		}
 		a.eng().RefreshStatus()
 		a.emit.Emit(EventModelPull, end)
-		a.emit.Emit(EventStatusChanged, a.status())
+		a.emitStatus()
 		if err == nil {
 			// The configured embedding model may just have arrived.
 			if _, err := a.eng().EmbedPending(a.ctx()); err != nil {
@@ -166,7 +134,7 @@ func (a *App) SetModels(chatModel, embedModel string) (engine.Status, error) {
 	if err != nil {
 		return engine.Status{}, err
 	}
-	st := a.status()
+	st := a.ws.Status()
 	a.emit.Emit(EventStatusChanged, st)
 	if embedChanged {
 		// In the workspace's background work, which a library switch waits for.

@@ -55,7 +55,7 @@ func (a *App) queueOpen(paths []string) {
 		return
 	}
 	defer a.ws.Enter()()
-	if q, err := a.addPaths(paths); err != nil {
+	if q, err := queued(a.ws.Add(paths)); err != nil {
 		slog.Error("adding files given to Carrel", "paths", paths, "err", err)
 	} else {
 		slog.Info("adding files given to Carrel", "paths", paths, "queued", q.Queued)

@@ -47,7 +47,7 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 				a.emit.Emit(EventSessionChanged, s)
 			}
 			if ans.Usage.CostUSD > 0 {
-				if m, merr := a.meter(); merr == nil {
+				if m, merr := a.ws.Meter(); merr == nil {
 					a.emit.Emit(EventMeterChanged, m)
 				}
 			}
@@ -140,11 +140,7 @@ type Meter = engine.Meter
 // Meter returns the money spent in total and the budget.
 func (a *App) Meter() (Meter, error) {
 	defer a.ws.Enter()()
-	return a.meter()
-}
-
-func (a *App) meter() (Meter, error) {
-	return a.eng().Meter(a.ctx())
+	return a.ws.Meter()
 }
 
 // CloudSettings returns the answering settings: provider, cloud models, budget, prices
@@ -162,8 +158,8 @@ func (a *App) SetCloudSettings(s engine.CloudSettings) (engine.CloudSettings, er
 	if err := a.eng().SetCloudSettings(s); err != nil {
 		return engine.CloudSettings{}, err
 	}
-	a.emit.Emit(EventStatusChanged, a.status())
-	if m, err := a.meter(); err == nil {
+	a.emitStatus()
+	if m, err := a.ws.Meter(); err == nil {
 		a.emit.Emit(EventMeterChanged, m)
 	}
 	return a.eng().CloudSettings(), nil
@@ -178,7 +174,7 @@ func (a *App) SetAPIKey(provider, key string) (engine.CloudSettings, error) {
 		return engine.CloudSettings{}, err
 	}
 	a.eng().RefreshStatus()
-	a.emit.Emit(EventStatusChanged, a.status())
+	a.emitStatus()
 	return a.eng().CloudSettings(), nil
 }
 
@@ -189,7 +185,7 @@ func (a *App) DeleteAPIKey(provider string) (engine.CloudSettings, error) {
 		return engine.CloudSettings{}, err
 	}
 	a.eng().RefreshStatus()
-	a.emit.Emit(EventStatusChanged, a.status())
+	a.emitStatus()
 	return a.eng().CloudSettings(), nil
 }
 

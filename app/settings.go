@@ -59,13 +59,13 @@ type LibraryFolder = workspace.LibraryFolder
 // LibraryFolderInfo describes the library folder in use.
 func (a *App) LibraryFolderInfo() LibraryFolder {
 	defer a.ws.Enter()()
-	return a.libraryFolderInfo()
+	return a.withDialog(a.ws.Folder())
 }
 
-func (a *App) libraryFolderInfo() LibraryFolder {
-	info := a.ws.Folder()
-	info.CanChoose = a.dirDialog != nil
-	return info
+// withDialog says whether this bridge has a folder dialog (the desktop app).
+func (a *App) withDialog(f LibraryFolder) LibraryFolder {
+	f.CanChoose = a.dirDialog != nil
+	return f
 }
 
 // ChooseLibraryFolder shows the system's folder dialog and returns the chosen folder, or
@@ -93,7 +93,7 @@ func (a *App) SetLibraryFolder(dir string, move bool) (LibraryFolder, error) {
 		return LibraryFolder{}, err
 	}
 	defer a.ws.Enter()()
-	info := a.libraryFolderInfo()
+	info := a.withDialog(a.ws.Folder())
 	a.emit.Emit(EventLibrarySwitched, info)
 	a.emitStatus()
 	return info, nil

@@ -165,7 +165,7 @@ export type Queued = {
   queued: number;
 };
 
-/** github.com/carrel-app/carrel/app.MemorySettings */
+/** github.com/carrel-app/carrel/backend/workspace.MemorySettings */
 export type MemorySettings = {
   enabled: boolean;
   memories: Memory[];
@@ -270,7 +270,7 @@ export type Document = {
   ocr_pages: number;
 };
 
-/** github.com/carrel-app/carrel/app.Models */
+/** github.com/carrel-app/carrel/backend/workspace.Models */
 export type Models = {
   host: string;
   reachable: boolean;
