@@ -122,7 +122,10 @@ func (q *Queue) add(paths []string, first bool, done func(i int) func(Result, er
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed || q.ctx.Err() != nil {
+	if err := q.ctx.Err(); err != nil {
+		return err // stopping (a watcher whose folder is unwatched, a quit) is no failure
+	}
+	if q.closed {
 		return errors.New("ingest queue closed")
 	}
 	if q.opt.Max > 0 && !first && len(q.waiting)+len(items) > q.opt.Max {

@@ -568,6 +568,11 @@ func countStats(snap *scorch.IndexSnapshot) (*bsearch.BM25Stats, error) {
 	// Scope filters search the document ids and "*" (no field); bleve gives
 	// them the dictionary's count too, 0 for "*", so they score as before.
 	s.FieldCardinality["*"] = 0
+	// An index emptied by removals lists no fields; bleve refuses a query on a field
+	// without statistics ("field stat for bm25 not present"), where no hits is right.
+	for _, f := range []string{fieldText, fieldTitle, fieldSection, fieldCode, fieldDoc} {
+		s.FieldCardinality[f] = 0
+	}
 	segs := snap.Segments()
 	for _, f := range append(fields, "_id") {
 		if len(segs) == 1 {

@@ -93,3 +93,9 @@ func DiskFull(err error) bool {
 	var se sqlite3.Error
 	return errors.Is(err, syscall.ENOSPC) || (errors.As(err, &se) && se.Code == sqlite3.ErrFull)
 }
+
+// isForeignKey says whether err is SQLite refusing a row whose parent is gone.
+func isForeignKey(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintForeignKey
+}

@@ -204,6 +204,10 @@ func (l *Library) AddMessage(ctx context.Context, m *Message) error {
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		m.SessionID, m.Question, m.Standalone, m.Answer, m.Status, m.Mode, m.Note, m.Provider, m.Model,
 		m.PromptTokens, m.CompletionTokens, m.CachedTokens, m.CostUSD, m.DurationMS, m.CreatedAt.UnixMilli())
+	if isForeignKey(err) {
+		// The session was deleted while its answer was being written.
+		return fmt.Errorf("save message: session %s was deleted meanwhile: %w", m.SessionID, ErrNotFound)
+	}
 	if err != nil {
 		return fmt.Errorf("save message: %w", err)
 	}
