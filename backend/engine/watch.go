@@ -2,22 +2,10 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"log/slog"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-	"sync"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
-
-	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/watch"
 )
 
 // WatchOptions tune [Engine.Watch].
@@ -51,337 +39,48 @@ type WatchSync struct {
 	RemovedIDs []string `json:"removed_ids,omitempty"`
 }
 
-// stamp is what tells a file changed without reading it.
-type stamp struct {
-	mod  time.Time
-	size int64
-}
-
-// Watch keeps the library in step with the folder dir until ctx is done: files added or
-// changed under it (as [ingest.Expand] finds them: supported, not hidden or ignored) are
-// ingested, and documents whose file was deleted, or changed to other content, are
-// removed. The first pass brings the library up to date with the folder as it is now,
-// including deletions made while it was not watched. Changes are seen through the file
-// system's events (fsnotify), falling back to polling. Watch returns ctx.Err() when ctx
-// ends, or an error if dir is not a folder or the library is broken.
-func (e *Engine) Watch(ctx context.Context, dir string, opts WatchOptions) error {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return err
-	}
-	dir = filepath.Clean(abs)
-	if st, err := os.Stat(dir); err != nil {
-		return fmt.Errorf("watch %s: %w", dir, err)
-	} else if !st.IsDir() {
-		return fmt.Errorf("watch %s: not a folder", dir)
-	}
-	if opts.Settle <= 0 {
-		opts.Settle = time.Second
-	}
-	w := &folderWatch{e: e, dir: dir, opts: opts, known: map[string]stamp{}}
-
-	var events *fsnotify.Watcher
-	if !opts.Poll {
-		events, err = fsnotify.NewWatcher()
-		if err == nil {
-			if err = w.addTree(events, dir); err != nil {
-				events.Close()
-			}
-		}
-		if err != nil {
-			slog.Warn("engine: file-system events unavailable; polling the watched folder", "dir", dir, "err", err)
-			events = nil
-		}
-	}
-	if opts.Interval <= 0 {
-		opts.Interval = 3 * time.Second
-		if events != nil {
-			opts.Interval = 5 * time.Minute
-		}
-	}
-	var (
-		evc  <-chan fsnotify.Event
-		errc <-chan error
-	)
-	if events != nil {
-		defer events.Close()
-		evc, errc = events.Events, events.Errors
-	}
-
-	again, err := w.sync(ctx, true)
-	if err != nil {
-		return err
-	}
-	tick := time.NewTicker(opts.Interval)
-	defer tick.Stop()
-	settle := time.NewTimer(opts.Settle)
-	if !again {
-		settle.Stop()
-	}
-	defer settle.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case ev, ok := <-evc:
-			if !ok {
-				evc = nil
-				continue
-			}
-			if ev.Has(fsnotify.Create) {
-				if st, err := os.Stat(ev.Name); err == nil && st.IsDir() {
-					_ = w.addTree(events, ev.Name)
-				}
-			}
-			settle.Reset(opts.Settle)
-		case err, ok := <-errc:
-			if !ok {
-				errc = nil
-				continue
-			}
-			// An overflowed event queue loses events: scan everything.
-			slog.Warn("engine: watched folder events", "dir", dir, "err", err)
-			settle.Reset(opts.Settle)
-		case <-settle.C:
-			if again, err = w.sync(ctx, false); err != nil {
-				return err
-			}
-			if again {
-				settle.Reset(opts.Settle)
-			}
-		case <-tick.C:
-			if again, err = w.sync(ctx, false); err != nil {
-				return err
-			}
-			if again {
-				settle.Reset(opts.Settle)
-			}
-		}
-	}
-}
-
-type folderWatch struct {
-	e     *Engine
-	dir   string
-	opts  WatchOptions
-	known map[string]stamp // files as last ingested
-}
-
-// addTree listens to root and every folder below it that Expand would enter.
-func (w *folderWatch) addTree(events *fsnotify.Watcher, root string) error {
-	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == root {
-				return err
-			}
-			return nil
-		}
-		if !d.IsDir() {
-			return nil
-		}
-		if p != root && skipWatchDir(d.Name()) {
-			return filepath.SkipDir
-		}
-		if err := events.Add(p); err != nil {
-			if p == root {
-				return err
-			}
-			slog.Warn("engine: cannot watch a folder", "dir", p, "err", err)
-		}
-		return nil
-	})
-}
-
-// skipWatchDir mirrors the folders ingest.Expand never enters.
-func skipWatchDir(name string) bool {
-	return strings.HasPrefix(name, ".") || name == "node_modules" || name == "__pycache__" ||
-		name == "bower_components" || strings.HasSuffix(name, "_files")
-}
-
-// inDir reports whether path lies in dir or below it.
-func inDir(path, dir string) bool {
-	return strings.HasPrefix(path, dir+string(filepath.Separator))
-}
-
-// sync makes one pass: ingests new and changed files, removes documents of files gone.
-// It reports again when a file was too fresh to read and a later pass is needed.
-func (w *folderWatch) sync(ctx context.Context, first bool) (again bool, err error) {
-	// A folder that vanished (moved, deleted, its drive unplugged) ends the watch and
-	// keeps its documents: removing them all is never what the user meant.
-	if st, err := os.Stat(w.dir); err != nil || !st.IsDir() {
-		return false, fmt.Errorf("watch %s: the folder was moved or deleted", w.dir)
-	}
-	current := map[string]stamp{}
-	for _, p := range ingest.Expand([]string{w.dir}) {
-		st, err := os.Stat(p)
-		if err != nil || !st.Mode().IsRegular() {
-			continue
-		}
-		current[p] = stamp{st.ModTime(), st.Size()}
-	}
-	byPath, err := w.libraryByPath(ctx)
-	if err != nil {
-		return false, err
-	}
-
-	var changed []string
-	for p, st := range current {
-		if old, ok := w.known[p]; ok && old == st {
-			continue
-		}
-		if time.Since(st.mod) < w.opts.Settle {
-			again = true // still being written
-			continue
-		}
-		changed = append(changed, p)
-	}
-	slices.Sort(changed)
-	var gone []string
-	for p := range w.known {
-		if _, ok := current[p]; !ok {
-			gone = append(gone, p)
-		}
-	}
-	if first {
-		// Deleted while nobody watched.
-		for p := range byPath {
-			if _, ok := current[p]; !ok && inDir(p, w.dir) && !slices.Contains(gone, p) {
-				gone = append(gone, p)
-			}
-		}
-	}
-	slices.Sort(gone)
-	report := WatchSync{Dir: w.dir}
-
-	for _, p := range gone {
-		if err := ctx.Err(); err != nil {
-			return false, err
-		}
-		for _, d := range byPath[p] {
-			if err := w.e.Remove(ctx, d.ID); err != nil {
-				return false, err
-			}
-			report.RemovedIDs = append(report.RemovedIDs, d.ID)
-		}
-		delete(w.known, p)
-		if len(byPath[p]) > 0 {
-			report.Removed = append(report.Removed, p)
-		}
-	}
-
-	if len(changed) > 0 {
-		results, err := w.e.IngestFiles(ctx, changed, 0, w.opts.Progress, nil)
-		if err != nil {
-			return false, err
-		}
-		for i, r := range results {
-			p := changed[i]
-			w.known[p] = current[p] // a failed file is tried again when it changes
-			// The file's previous content, if any, is no longer in the folder.
-			for _, d := range byPath[p] {
-				if d.ID != r.DocID {
-					if err := w.e.Remove(ctx, d.ID); err != nil {
-						return false, err
-					}
-					report.RemovedIDs = append(report.RemovedIDs, d.ID)
-				}
-			}
-			// A file whose content was already in the library under another path is
-			// skipped; nothing to report unless it is new to this path.
-			if r.Status == Skipped && slices.ContainsFunc(byPath[p], func(d library.Document) bool { return d.ID == r.DocID }) {
-				continue
-			}
-			report.Ingested = append(report.Ingested, r)
-		}
-	}
-	if (len(report.Ingested) > 0 || len(report.RemovedIDs) > 0) && w.opts.Synced != nil {
-		w.opts.Synced(report)
-	}
-	return again, nil
-}
-
-// libraryByPath groups the library's documents by file path.
-func (w *folderWatch) libraryByPath(ctx context.Context) (map[string][]library.Document, error) {
-	docs, err := w.e.lib.Documents(ctx)
-	if err != nil {
-		return nil, err
-	}
-	m := map[string][]library.Document{}
-	for _, d := range docs {
-		m[d.Path] = append(m[d.Path], d)
-	}
-	return m, nil
-}
-
 // WatchedFile is the file in the library folder listing the watched folders.
-const WatchedFile = "watched.json"
+const WatchedFile = watch.File
 
-var watchedMu sync.Mutex
+// DocumentID and WasSkipped tell a watch what became of a file (watch.Outcome).
+func (r Result) DocumentID() string { return r.DocID }
+func (r Result) WasSkipped() bool   { return r.Status == Skipped }
+
+// Watch keeps the library in step with the folder dir until ctx is done (see
+// [watch.Run]): files added or changed under it are ingested through IngestFiles,
+// documents whose file was deleted, or changed to other content, are removed.
+func (e *Engine) Watch(ctx context.Context, dir string, opts WatchOptions) error {
+	o := watch.Options[Result]{Poll: opts.Poll, Interval: opts.Interval, Settle: opts.Settle}
+	if opts.Synced != nil {
+		o.Synced = func(p watch.Pass[Result]) {
+			opts.Synced(WatchSync{Dir: p.Dir, Ingested: p.Ingested, Removed: p.Removed, RemovedIDs: p.RemovedIDs})
+		}
+	}
+	return watch.Run(ctx, dir, watched{e, opts.Progress}, o)
+}
+
+// watched is the engine as a watch sees it.
+type watched struct {
+	e        *Engine
+	progress ProgressFunc
+}
+
+func (w watched) Ingest(ctx context.Context, paths []string) ([]Result, error) {
+	return w.e.IngestFiles(ctx, paths, 0, w.progress, nil)
+}
+
+func (w watched) Remove(ctx context.Context, docID string) error { return w.e.Remove(ctx, docID) }
+
+func (w watched) Documents(ctx context.Context) ([]library.Document, error) {
+	return w.e.lib.Documents(ctx)
+}
 
 // WatchedFolders lists the folders the user asked to watch (DIR/watched.json), sorted.
-func (e *Engine) WatchedFolders() ([]string, error) {
-	watchedMu.Lock()
-	defer watchedMu.Unlock()
-	return e.readWatched()
-}
-
-func (e *Engine) readWatched() ([]string, error) {
-	b, err := os.ReadFile(filepath.Join(e.cfg.Dir, WatchedFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("watched folders: %w", err)
-	}
-	var v struct {
-		Folders []string `json:"folders"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, fmt.Errorf("watched folders: %s: %w", WatchedFile, err)
-	}
-	slices.Sort(v.Folders)
-	return slices.Compact(v.Folders), nil
-}
+func (e *Engine) WatchedFolders() ([]string, error) { return watch.Folders(e.cfg.Dir) }
 
 // SetWatched adds dir to (on) or removes it from (off) the watched folders, and returns
 // the folder's absolute path as it is stored. Watching starts and stops with Watch; this
 // only records the choice.
 func (e *Engine) SetWatched(dir string, on bool) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	abs = filepath.Clean(abs)
-	if on {
-		if st, err := os.Stat(abs); err != nil {
-			return "", fmt.Errorf("watch %s: %w", abs, err)
-		} else if !st.IsDir() {
-			return "", fmt.Errorf("watch %s: not a folder", abs)
-		}
-	}
-	watchedMu.Lock()
-	defer watchedMu.Unlock()
-	folders, err := e.readWatched()
-	if err != nil {
-		return "", err
-	}
-	folders = slices.DeleteFunc(folders, func(f string) bool { return f == abs })
-	if on {
-		folders = append(folders, abs)
-		slices.Sort(folders)
-	}
-	b, err := json.MarshalIndent(struct {
-		Folders []string `json:"folders"`
-	}{Folders: folders}, "", "  ")
-	if err != nil {
-		return "", err
-	}
-	p := filepath.Join(e.cfg.Dir, WatchedFile)
-	if err := os.WriteFile(p+".tmp", b, 0o644); err != nil {
-		return "", fmt.Errorf("save watched folders: %w", err)
-	}
-	if err := os.Rename(p+".tmp", p); err != nil {
-		return "", fmt.Errorf("save watched folders: %w", err)
-	}
-	return abs, nil
+	return watch.Set(e.cfg.Dir, dir, on)
 }

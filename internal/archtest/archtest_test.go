@@ -33,6 +33,7 @@ var layers = map[string]int{
 	"backend/rerank":         5,
 	"backend/memory":         5,
 	"backend/cache":          5, // when two questions are the same
+	"backend/watch":          5, // keeping the library in step with watched folders
 	"backend/study":          5, // flashcards: made from passages, kept in decks, reviewed
 	"backend/ingest":         6, // reading sources
 	"backend/llm":            6, // model providers

@@ -1,4 +1,4 @@
-package engine
+package watch_test
 
 import (
 	"context"
@@ -10,14 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/internal/testcorpus"
 )
 
 // libraryPaths lists the paths of the library's ready documents, sorted.
-func libraryPaths(t *testing.T, eng *Engine) []string {
+func libraryPaths(t *testing.T, eng *engine.Engine) []string {
 	t.Helper()
-	docs, err := eng.lib.Documents(context.Background())
+	docs, err := eng.Library().Documents(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestWatch(t *testing.T) {
 		t.Run(mode.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
+			eng, err := engine.Open(engine.Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,17 +80,17 @@ func TestWatch(t *testing.T) {
 			write(t, filepath.Join(dir, ".gitignore"), "build/\n")
 			write(t, filepath.Join(dir, "build", "out.md"), "# Generated\n")
 			// old.txt is in the library, then deleted while nobody watches.
-			if r, err := eng.IngestFile(ctx, old, nil); err != nil || r.Status != Inserted {
+			if r, err := eng.IngestFile(ctx, old, nil); err != nil || r.Status != engine.Inserted {
 				t.Fatalf("%+v %v", r, err)
 			}
 			os.Remove(old)
 
 			var mu sync.Mutex
-			var syncs []WatchSync
+			var syncs []engine.WatchSync
 			done := make(chan error, 1)
 			go func() {
-				done <- eng.Watch(ctx, dir, WatchOptions{Poll: mode.poll, Interval: 200 * time.Millisecond, Settle: 100 * time.Millisecond,
-					Synced: func(s WatchSync) { mu.Lock(); syncs = append(syncs, s); mu.Unlock() }})
+				done <- eng.Watch(ctx, dir, engine.WatchOptions{Poll: mode.poll, Interval: 200 * time.Millisecond, Settle: 100 * time.Millisecond,
+					Synced: func(s engine.WatchSync) { mu.Lock(); syncs = append(syncs, s); mu.Unlock() }})
 			}()
 			want := func(paths ...string) func() bool {
 				slices.Sort(paths)
@@ -110,7 +111,7 @@ func TestWatch(t *testing.T) {
 			waitFor(t, "added files", want(notes, sub, walden))
 
 			// Changed: the old content's document is replaced by the new one.
-			before, _ := eng.lib.Documents(ctx)
+			before, _ := eng.Library().Documents(ctx)
 			var oldID string
 			for _, d := range before {
 				if d.Path == notes {
@@ -120,7 +121,7 @@ func TestWatch(t *testing.T) {
 			time.Sleep(20 * time.Millisecond) // a new mtime even on coarse clocks
 			write(t, notes, "# Pond\n\nThe pond froze over in December.\n")
 			waitFor(t, "the changed file", func() bool {
-				docs, _ := eng.lib.Documents(ctx)
+				docs, _ := eng.Library().Documents(ctx)
 				for _, d := range docs {
 					if d.Path == notes && d.ID != oldID && d.Status == library.StatusReady {
 						return len(libraryPaths(t, eng)) == 3
@@ -128,7 +129,7 @@ func TestWatch(t *testing.T) {
 				}
 				return false
 			})
-			if _, err := eng.lib.Document(ctx, oldID); err == nil {
+			if _, err := eng.Library().Document(ctx, oldID); err == nil {
 				t.Errorf("the old content of notes.md is still in the library")
 			}
 
@@ -157,7 +158,7 @@ func TestWatch(t *testing.T) {
 // verifies the watched folders are kept in the library folder, added once, removed, and
 // that a file is refused.
 func TestWatchedFolders(t *testing.T) {
-	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
+	eng, err := engine.Open(engine.Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,7 @@ func TestWatchedFolders(t *testing.T) {
 	if _, err := eng.SetWatched(f, true); err == nil {
 		t.Errorf("a file was accepted as a watched folder")
 	}
-	if err := eng.Watch(context.Background(), f, WatchOptions{}); err == nil {
+	if err := eng.Watch(context.Background(), f, engine.WatchOptions{}); err == nil {
 		t.Errorf("Watch accepted a file")
 	}
 }
