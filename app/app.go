@@ -144,6 +144,11 @@ func queued(n int, err error) (Queued, error) { return Queued{Queued: n}, err }
 func (a *App) ingested(path string, res engine.Result, err error) {
 	if err == nil {
 		a.openIngested(path, res)
+		if res.Status == engine.Skipped && res.DocID != "" {
+			if d, derr := a.eng().Library().Document(a.ctx(), res.DocID); derr == nil {
+				a.emit.Emit(EventLibraryKnown, a.toDocument(d))
+			}
+		}
 		if res.Status == engine.Failed && res.DocID == "" {
 			// Failed before it had an identity (missing file): tell the UI anyway.
 			a.emit.Emit(EventLibraryChanged, Document{ID: pathIDPrefix + path, Path: path, Title: path,

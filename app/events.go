@@ -26,6 +26,7 @@ const (
 	EventWatchSynced     Event = "watch:synced"
 	EventMemoryChanged   Event = "memory:changed"
 	EventDocumentOpen    Event = "document:open"
+	EventLibraryKnown    Event = "library:known"
 )
 
 // EventPayload pairs an event with a value of the type it carries (and of the other
@@ -62,6 +63,9 @@ var Events = []EventPayload{
 	// A Document given to Carrel from outside (a file manager's Open with, a second
 	// launch) has been read: the frontend shows it in the viewer.
 	{EventDocumentOpen, Document{}, nil},
+	// A file added from the window was already in the library (the same content): the
+	// Document it already is, so the frontend can say so.
+	{EventLibraryKnown, Document{}, nil},
 }
 
 // Emitter sends an event to the frontend.

@@ -108,3 +108,68 @@ func TestOpenLogFolder(t *testing.T) {
 		t.Fatalf("log folder not made: %v", err)
 	}
 }
+
+type knownRecorder struct {
+	mu    sync.Mutex
+	known []Document
+	ready int
+}
+
+func (r *knownRecorder) Emit(name Event, data any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch name {
+	case EventLibraryKnown:
+		r.known = append(r.known, data.(Document))
+	case EventLibraryChanged:
+		if data.(Document).Status == "ready" {
+			r.ready++
+		}
+	}
+}
+
+func (r *knownRecorder) counts() (known []Document, ready int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Document(nil), r.known...), r.ready
+}
+
+// verifies a file added from the window that is already in the library (the same
+// content, under any name) is told as such: a library:known event with the document it
+// already is, so the window can say "Already in your library" (issue 19, item 5); a new
+// file is not.
+func TestAddKnownFile(t *testing.T) {
+	lib, dir := t.TempDir(), t.TempDir()
+	eng, err := engine.Open(engine.Config{Dir: lib, OllamaHost: "127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	rec := &knownRecorder{}
+	a := New(eng, rec)
+	a.start(context.Background())
+	defer a.stop()
+	a.windowReady()
+
+	note, copied := filepath.Join(dir, "note.md"), filepath.Join(dir, "copy of note.md")
+	body := []byte("# Mitochondria\n\nThe mitochondrion makes ATP for the cell.\n")
+	os.WriteFile(note, body, 0o644)
+	os.WriteFile(copied, body, 0o644)
+	if _, err := a.AddPaths([]string{note}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the note read", func() bool { _, n := rec.counts(); return n == 1 })
+	if k, _ := rec.counts(); len(k) != 0 {
+		t.Fatalf("a new file was told as known: %+v", k)
+	}
+	if _, err := a.AddPaths([]string{copied}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the copy told as known", func() bool { k, _ := rec.counts(); return len(k) == 1 })
+	if k, _ := rec.counts(); k[0].Title != "Mitochondria" || k[0].Path != note {
+		t.Fatalf("known: %+v; want the document the note already is", k[0])
+	}
+	if docs, err := a.ListDocuments(); err != nil || len(docs) != 1 {
+		t.Fatalf("the library after adding a copy: %d documents, %v", len(docs), err)
+	}
+}

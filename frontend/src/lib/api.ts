@@ -398,6 +398,7 @@ const parsers: { [K in EventName]: (v: unknown) => EventMap[K] } = {
   'meter:changed': parse.meter,
   'library:switched': parse.libraryFolder,
   'document:open': parse.document,
+  'library:known': parse.document,
   'memory:changed': recall.memorySettings,
   'watch:synced': (v: unknown): WatchSynced => {
     const o = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;

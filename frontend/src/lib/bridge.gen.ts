@@ -139,6 +139,7 @@ export type BridgeEvents = {
   "watch:synced": WatchSync;
   "memory:changed": MemorySettings;
   "document:open": Document;
+  "library:known": Document;
 };
 
 export const BRIDGE_EVENTS = [
@@ -155,6 +156,7 @@ export const BRIDGE_EVENTS = [
   "watch:synced",
   "memory:changed",
   "document:open",
+  "library:known",
 ] as const;
 
 /** The id prefix of a document event for a file that failed before it had an id. */

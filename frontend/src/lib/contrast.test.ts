@@ -1,6 +1,7 @@
 // WCAG AA for the app's text colours, computed from the CSS itself: every text token on
 // every surface it is used on, in the light and the dark theme, at least 4.5:1.
 
+/// <reference types="node" />
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -245,6 +245,8 @@ export type EventMap = {
   'memory:changed': MemorySettings;
   /** A document given to Carrel from outside (Open with, a second launch), to show. */
   'document:open': Document;
+  /** A file added from the window was already in the library: the document it is. */
+  'library:known': Document;
 };
 
 export type EventName = keyof EventMap;
@@ -263,6 +265,7 @@ export const EVENT_NAMES: EventName[] = [
   'library:switched',
   'memory:changed',
   'document:open',
+  'library:known',
 ];
 
 export type AnswerEvent =

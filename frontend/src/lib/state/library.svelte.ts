@@ -56,8 +56,24 @@ export class LibraryState {
       if (ev.status === 'removed' && had) this.#onRemoved(ev.id);
       this.selected = pruneSelection(this.selected, this.docs);
     });
+    // Files added that were already in the library, told once per burst (a dropped
+    // folder can hold many).
+    let known: string[] = [];
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const offKnown = api.on('library:known', (d) => {
+      known.push(d.title || d.path);
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        this.toasts.show(known.length === 1 ? `Already in your library: ${known[0]}` : `${known.length} files are already in your library.`);
+        known = [];
+      }, 400);
+    });
     void this.refresh();
-    return off;
+    return () => {
+      off();
+      offKnown();
+      clearTimeout(timer);
+    };
   }
 
   refresh = async (): Promise<void> => {
