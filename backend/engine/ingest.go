@@ -116,7 +116,8 @@ func (e *Engine) saveAttachment(mailID string, a ingest.Attachment) (string, err
 	return p, nil
 }
 
-// ingestOne ingests the file at path; a mail's attachments are handed back in atts.
+// ingestOne ingests the file at path; a mail's attachments are handed back in atts. Its
+// steps: admit the file, extract its text, store and index it, embed it, say it is ready.
 func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFunc, atts *[]ingest.Attachment, lb *lexBatch) (Result, error) {
 	if progress == nil {
 		progress = func(library.Document) {}
@@ -129,41 +130,18 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 	if err == nil {
 		path = abs
 	}
-	// Refuse folders, pipes and oversized files before reading a byte of them.
-	if err := ingest.Admit(path); err != nil {
-		var ie *ingest.Error
-		if errors.As(err, &ie) {
-			res.Status, res.Error = Failed, oneLine(err)
-			return res, nil
-		}
-	}
-	id, size, err := hashFile(path)
-	if err != nil {
-		res.Status, res.Error = Failed, err.Error()
-		return res, nil
-	}
-	res.DocID = id
-	// The same bytes dropped twice at once: the second waits for nothing and is skipped.
-	if !e.claim(id) {
-		res.Status, res.Error = Skipped, ""
-		return res, nil
+	doc, claimed, err := e.admit(ctx, path, &res)
+	if !claimed || err != nil {
+		return res, err
 	}
 	// Released on return, or, when the document's lexical entries wait in a batch, once
 	// they are written (a second copy of the same bytes is skipped until then).
 	held := false
 	defer func() {
 		if !held {
-			e.release(id)
+			e.release(doc.ID)
 		}
 	}()
-	if old, err := e.lib.Document(ctx, id); err == nil && old.Status == library.StatusReady {
-		res.Status, res.Pages, res.Chunks = Skipped, old.Pages, old.Chunks
-		return res, nil
-	}
-	doc := library.Document{ID: id, Path: path, Title: filepath.Base(path), Kind: kindOf(path), Bytes: size, Status: library.StatusExtracting}
-	if old, err := e.lib.Document(ctx, id); err == nil {
-		doc.AddedAt = old.AddedAt
-	}
 	if err := e.lib.PutDocument(ctx, &doc); err != nil {
 		return res, err
 	}
@@ -186,9 +164,73 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 		return fail(oneLine(err))
 	}
 	*atts, src.Attachments = src.Attachments, nil
+	describe(&doc, &res, src)
+	parents := treeOf(src, e.chunkProfiles().For(src.DocType))
+	if len(parents) == 0 {
+		return fail("no text found in this document")
+	}
+	if err := e.putDocInfo(doc.ID, DocInfo{DocType: src.DocType, OCRPages: src.OCRPages, Warnings: src.Warnings}); err != nil {
+		return res, err
+	}
+
+	e.ingestMu.Lock()
+	defer e.ingestMu.Unlock()
+	chunks, err := e.store(ctx, &doc, src, parents, lb)
+	if err != nil {
+		return res, err
+	}
+	res.Pages, res.Chunks = doc.Pages, doc.Chunks
+	if err := e.embedDocument(ctx, &doc, &res, chunks, progress); err != nil {
+		return res, err
+	}
+	held = lb != nil
+	if err := e.ready(ctx, doc, lb, progress); err != nil {
+		return res, err
+	}
+	res.Status = Inserted
+	return res, nil
+}
+
+// admit refuses what cannot be read (folders, pipes, oversized or missing files) and
+// what is read already or being read, recording why in res; otherwise it claims the
+// document, which the caller releases, and returns it as being extracted.
+func (e *Engine) admit(ctx context.Context, path string, res *Result) (doc library.Document, claimed bool, err error) {
+	// Refuse folders, pipes and oversized files before reading a byte of them.
+	if err := ingest.Admit(path); err != nil {
+		var ie *ingest.Error
+		if errors.As(err, &ie) {
+			res.Status, res.Error = Failed, oneLine(err)
+			return doc, false, nil
+		}
+	}
+	id, size, err := hashFile(path)
+	if err != nil {
+		res.Status, res.Error = Failed, err.Error()
+		return doc, false, nil
+	}
+	res.DocID = id
+	// The same bytes dropped twice at once: the second waits for nothing and is skipped.
+	if !e.claim(id) {
+		res.Status, res.Error = Skipped, ""
+		return doc, false, nil
+	}
+	if old, err := e.lib.Document(ctx, id); err == nil && old.Status == library.StatusReady {
+		e.release(id)
+		res.Status, res.Pages, res.Chunks = Skipped, old.Pages, old.Chunks
+		return doc, false, nil
+	}
+	doc = library.Document{ID: id, Path: path, Title: filepath.Base(path), Kind: kindOf(path), Bytes: size, Status: library.StatusExtracting}
+	if old, err := e.lib.Document(ctx, id); err == nil {
+		doc.AddedAt = old.AddedAt
+	}
+	return doc, true, nil
+}
+
+// describe takes what extraction learnt about the document into it and into res.
+func describe(doc *library.Document, res *Result, src *ingest.Document) {
 	doc.Title, doc.Author, doc.Pages = src.Title, src.Author, len(src.Pages)
 	if doc.Title == "" {
-		doc.Title = filepath.Base(path)
+		doc.Title = filepath.Base(doc.Path)
 	}
 	if src.Kind != "" {
 		doc.Kind = src.Kind
@@ -197,81 +239,86 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 		doc.Outline = string(b)
 	}
 	res.DocType, res.OCRPages, res.Warnings = src.DocType, src.OCRPages, src.Warnings
-	parents := treeOf(src, e.chunkProfiles().For(src.DocType))
-	if len(parents) == 0 {
-		return fail("no text found in this document")
-	}
-	if err := e.putDocInfo(id, DocInfo{DocType: src.DocType, OCRPages: src.OCRPages, Warnings: src.Warnings}); err != nil {
-		return res, err
-	}
+}
+
+// store replaces the document's pages, passages and word boxes in the library and its
+// entries in the indexes, and returns its child chunks. Callers hold ingestMu.
+func (e *Engine) store(ctx context.Context, doc *library.Document, src *ingest.Document, parents []library.Parent, lb *lexBatch) ([]library.Chunk, error) {
 	pages := make([]string, len(src.Pages))
 	for i, p := range src.Pages {
 		pages[i] = p.Text
 	}
-
-	e.ingestMu.Lock()
-	defer e.ingestMu.Unlock()
-	if err := e.dropIndexed(ctx, id); err != nil {
-		return res, err
+	if err := e.dropIndexed(ctx, doc.ID); err != nil {
+		return nil, err
 	}
-	if err := e.lib.ReplaceTree(ctx, id, pages, parents); err != nil {
-		return res, err
+	if err := e.lib.ReplaceTree(ctx, doc.ID, pages, parents); err != nil {
+		return nil, err
 	}
 	crashpoint.Hit("ingest.stored")
 	chunks := childrenOf(parents)
-	if err := e.lib.ReplacePageWords(ctx, id, ocrWords(src.Pages)); err != nil {
-		return res, err
+	if err := e.lib.ReplacePageWords(ctx, doc.ID, ocrWords(src.Pages)); err != nil {
+		return nil, err
 	}
-	if err := lb.add(e, lexDocsOf(id, doc.Title, parents)); err != nil {
-		return res, fmt.Errorf("index %s: %w", path, err)
+	if err := lb.add(e, lexDocsOf(doc.ID, doc.Title, parents)); err != nil {
+		return nil, fmt.Errorf("index %s: %w", doc.Path, err)
 	}
 	crashpoint.Hit("ingest.indexed")
 	doc.Chunks = len(chunks)
-	res.Pages, res.Chunks = doc.Pages, doc.Chunks
+	return chunks, nil
+}
 
-	if st := e.Status(ctx); st.embedOK {
-		doc.Status, doc.Done, doc.Total = library.StatusEmbedding, 0, len(chunks)
-		if err := e.lib.PutDocument(ctx, &doc); err != nil {
-			return res, err
-		}
-		progress(doc)
-		// An embedding failure (Ollama stopped, a full disk) leaves the document
-		// searchable lexically; the missing vectors are filled in later by EmbedPending.
-		if err := e.embed(ctx, chunks, func(done int) {
-			doc.Done = done
-			progress(doc)
-		}); err != nil && ctx.Err() == nil {
-			slog.Warn("engine: embedding stopped", "path", path, "err", err)
-			res.Warnings = append(res.Warnings, "Embedding stopped ("+oneLine(err)+"): the document is searchable by its words; its vectors are added when embedding works again.")
-		}
+// embedDocument embeds the document's chunks when the embedding model is at hand. An
+// embedding failure (Ollama stopped, a full disk) leaves the document searchable
+// lexically, with a warning in res; the missing vectors are filled in later by
+// EmbedPending. Callers hold ingestMu.
+func (e *Engine) embedDocument(ctx context.Context, doc *library.Document, res *Result, chunks []library.Chunk, progress ProgressFunc) error {
+	if st := e.Status(ctx); !st.embedOK {
+		return nil
 	}
-	res.Status = Inserted
+	doc.Status, doc.Done, doc.Total = library.StatusEmbedding, 0, len(chunks)
+	if err := e.lib.PutDocument(ctx, doc); err != nil {
+		return err
+	}
+	progress(*doc)
+	if err := e.embed(ctx, chunks, func(done int) {
+		doc.Done = done
+		progress(*doc)
+	}); err != nil && ctx.Err() == nil {
+		slog.Warn("engine: embedding stopped", "path", doc.Path, "err", err)
+		res.Warnings = append(res.Warnings, "Embedding stopped ("+oneLine(err)+"): the document is searchable by its words; its vectors are added when embedding works again.")
+	}
+	return nil
+}
+
+// ready marks the document ready in the library and tells progress. In a batch (lb not
+// nil) its lexical entries may wait: the library and progress say ready once a search
+// can find it, and the document's claim is released then. A crash before leaves it
+// unready, to be read again at the next start (Interrupted).
+func (e *Engine) ready(ctx context.Context, doc library.Document, lb *lexBatch, progress ProgressFunc) error {
+	n := doc.Chunks
 	if lb == nil {
-		doc.Status, doc.Error, doc.Done, doc.Total = library.StatusReady, "", len(chunks), len(chunks)
+		doc.Status, doc.Error, doc.Done, doc.Total = library.StatusReady, "", n, n
 		if err := e.lib.PutDocument(ctx, &doc); err != nil {
-			return res, err
+			return err
 		}
 		progress(doc)
-		return res, nil
+		return nil
 	}
-	// In a batch its lexical entries may wait: the library and progress say ready once
-	// a search can find it. A crash before leaves it unready, to be read again at the
-	// next start (Interrupted).
 	if err := e.lib.PutDocument(ctx, &doc); err != nil {
-		return res, err
+		e.release(doc.ID)
+		return err
 	}
-	held = true
-	lb.whenWritten(id, func() {
-		defer e.release(id)
-		doc.Status, doc.Error, doc.Done, doc.Total = library.StatusReady, "", len(chunks), len(chunks)
+	lb.whenWritten(doc.ID, func() {
+		defer e.release(doc.ID)
+		doc.Status, doc.Error, doc.Done, doc.Total = library.StatusReady, "", n, n
 		// An update, not an insert: a document removed meanwhile stays removed.
-		if err := e.lib.SetStatus(context.WithoutCancel(ctx), id, doc.Status, "", doc.Done, doc.Total); err != nil {
-			slog.Error("engine: marking a document ready", "path", path, "err", err)
+		if err := e.lib.SetStatus(context.WithoutCancel(ctx), doc.ID, doc.Status, "", n, n); err != nil {
+			slog.Error("engine: marking a document ready", "path", doc.Path, "err", err)
 			return
 		}
 		progress(doc)
 	})
-	return res, nil
+	return nil
 }
 
 // dropIndexed removes a document's chunks from both indexes (before re-ingesting or
