@@ -95,3 +95,10 @@ func (a *App) QuizScores(deckID string) ([]library.QuizScore, error) {
 	defer a.ws.Enter()()
 	return a.eng().QuizScores(a.ctx(), deckID)
 }
+
+// StudyStats is every deck's record for the stats view: cards, due, reviews per day,
+// retention and quizzes.
+func (a *App) StudyStats() ([]library.DeckStats, error) {
+	defer a.ws.Enter()()
+	return a.eng().StudyStats(a.ctx())
+}

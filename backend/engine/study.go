@@ -166,3 +166,8 @@ func (e *Engine) RecordQuiz(ctx context.Context, deckID string, questions, corre
 func (e *Engine) QuizScores(ctx context.Context, deckID string) ([]library.QuizScore, error) {
 	return e.lib.QuizScores(ctx, deckID)
 }
+
+// StudyStats is every deck's record: cards, due, reviews per day, retention, quizzes.
+func (e *Engine) StudyStats(ctx context.Context) ([]library.DeckStats, error) {
+	return e.lib.StudyStats(ctx, time.Now())
+}

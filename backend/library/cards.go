@@ -491,3 +491,75 @@ func (l *Library) QuizScores(ctx context.Context, deckID string) ([]QuizScore, e
 	}
 	return out, rows.Err()
 }
+
+// DeckStats is a deck's study record for the stats view.
+type DeckStats struct {
+	DeckID string `json:"deck_id"`
+	Title  string `json:"title"`
+	Cards  int    `json:"cards"`
+	Due    int    `json:"due"`
+	// Reviews counts every review; Days the reviews of each day (local dates) with some.
+	Reviews int        `json:"reviews"`
+	Days    []DayCount `json:"days"`
+	// Retention is the share of reviews of cards due for review (not new or learning)
+	// that were recalled (graded hard, good or easy); 0 with none (see Recalls).
+	Retention float64 `json:"retention"`
+	Recalls   int     `json:"recalls"` // reviews Retention is measured on
+	// Quizzes taken, and the last one's score.
+	Quizzes     int `json:"quizzes"`
+	LastCorrect int `json:"last_correct"`
+	LastOf      int `json:"last_of"`
+}
+
+// DayCount is the reviews of one day.
+type DayCount struct {
+	Day     string `json:"day"` // YYYY-MM-DD, local
+	Reviews int    `json:"reviews"`
+	Again   int    `json:"again"` // graded again (forgotten)
+}
+
+// StudyStats returns every deck's record, with counts of cards due at now.
+func (l *Library) StudyStats(ctx context.Context, now time.Time) ([]DeckStats, error) {
+	decks, err := l.Decks(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DeckStats, 0, len(decks))
+	for _, d := range decks {
+		s := DeckStats{DeckID: d.ID, Title: d.Title, Cards: d.Cards, Due: d.Due, Days: []DayCount{}}
+		rows, err := l.db.QueryContext(ctx, `SELECT r.day, count(*), sum(r.grade = 1),
+			sum(r.state = 2), sum(r.state = 2 AND r.grade > 1)
+			FROM reviews r JOIN cards c ON c.id = r.card_id WHERE c.deck_id = ? GROUP BY r.day ORDER BY r.day`, d.ID)
+		if err != nil {
+			return nil, fmt.Errorf("study stats: %w", err)
+		}
+		recalled := 0
+		for rows.Next() {
+			var dc DayCount
+			var due, ok int
+			if err := rows.Scan(&dc.Day, &dc.Reviews, &dc.Again, &due, &ok); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("study stats: %w", err)
+			}
+			s.Days = append(s.Days, dc)
+			s.Reviews += dc.Reviews
+			s.Recalls += due
+			recalled += ok
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("study stats: %w", err)
+		}
+		if s.Recalls > 0 {
+			s.Retention = float64(recalled) / float64(s.Recalls)
+		}
+		err = l.db.QueryRowContext(ctx, `SELECT count(*), coalesce((SELECT correct FROM quiz_scores WHERE deck_id = ?1 ORDER BY taken_at DESC, id DESC LIMIT 1), 0),
+			coalesce((SELECT questions FROM quiz_scores WHERE deck_id = ?1 ORDER BY taken_at DESC, id DESC LIMIT 1), 0)
+			FROM quiz_scores WHERE deck_id = ?1`, d.ID).Scan(&s.Quizzes, &s.LastCorrect, &s.LastOf)
+		if err != nil {
+			return nil, fmt.Errorf("study stats: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

@@ -184,6 +184,21 @@ func TestDeckLifecycle(t *testing.T) {
 	if _, err := Grade(ctx, lib, a.ID, 7, now.Add(2*time.Hour)); err == nil {
 		t.Error("grade 7 accepted")
 	}
+	// Due for review days later and forgotten: a lapse, the one review retention counts.
+	if g, err = Grade(ctx, lib, a.ID, 1, g.Schedule.Due.Add(time.Hour)); err != nil || g.Schedule.State != 3 || g.Schedule.Lapses != 1 {
+		t.Fatalf("again on a review card: %+v %v", g.Schedule, err)
+	}
+	if err := lib.AddQuizScore(ctx, &library.QuizScore{DeckID: deck.ID, Questions: 5, Correct: 4}); err != nil {
+		t.Fatal(err)
+	}
+	stats, err := lib.StudyStats(ctx, now)
+	if err != nil || len(stats) != 1 {
+		t.Fatalf("stats %+v %v", stats, err)
+	}
+	st := stats[0]
+	if st.Reviews != 3 || st.Recalls != 1 || st.Retention != 0 || len(st.Days) != 2 || st.Days[1].Again != 1 || st.Quizzes != 1 || st.LastCorrect != 4 || st.LastOf != 5 {
+		t.Errorf("deck stats %+v", st)
+	}
 
 	if err := lib.DeleteCard(ctx, b.ID); err != nil {
 		t.Fatal(err)

@@ -109,5 +109,15 @@ export async function studyFlow({ page, url, pdf }) {
   );
   assert(history.length === 1 && history[0].correct === total - 1 && history[0].questions === total, `the score is kept with the deck (${JSON.stringify(history)})`);
   await screenshot(page, 'study-5-score');
+
+  // The stats view has the deck's record: one review, the quiz.
+  await page.keyboard.press('Escape');
+  await quiz.waitFor({ state: 'hidden', timeout: 10_000 });
+  await page.keyboard.press('Control+i');
+  const row = page.locator(`[data-testid=study-stats-row][data-deck="doc:${docID}"]`);
+  await row.waitFor({ timeout: 10_000 });
+  assert((await row.getAttribute('data-reviews')) === '1', `the stats view counts the review (${await row.getAttribute('data-reviews')})`);
+  assert((await row.textContent()).includes(`last ${total - 1}/${total}`), `and the quiz (${squash(await row.textContent())})`);
+  await screenshot(page, 'study-6-stats');
   return { made, reviewed: 1, highlighted: litText.length, span: ctx2.length, quiz: score };
 }

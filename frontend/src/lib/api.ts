@@ -10,7 +10,7 @@
 import * as parse from './normalize';
 import * as recall from './recall';
 import * as study from './study';
-import type { Deck, MakeResult, Marking, MemorySettings, Question, QuizScore, StudyCard } from './types';
+import type { Deck, DeckStats, MakeResult, Marking, MemorySettings, Question, QuizScore, StudyCard } from './types';
 import type { AddResult, ChunkSettings, LibraryFolder, Stats, CloudSettings, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status, WatchedFolder, WatchSynced } from './types';
 import { EVENT_NAMES } from './types';
 import { parsePageWords, type PageWords } from './ocr-rects';
@@ -77,6 +77,7 @@ interface WailsApp {
   MarkAnswer?(cardID: number, given: string): Promise<unknown>;
   RecordQuiz?(deckID: string, questions: number, correct: number): Promise<unknown>;
   QuizScores?(deckID: string): Promise<unknown>;
+  StudyStats?(): Promise<unknown>;
 }
 
 /** The part of the Wails v2.9 JS runtime we use (wrapper/runtime.d.ts). */
@@ -260,6 +261,10 @@ export const recordQuiz = async (deckID: string, questions: number, correct: num
 export const quizScores = async (deckID: string): Promise<QuizScore[]> => {
   const v = await call('QuizScores', deckID);
   return Array.isArray(v) ? v.map(study.quizScore) : [];
+};
+export const studyStats = async (): Promise<DeckStats[]> => {
+  const v = await call('StudyStats');
+  return Array.isArray(v) ? v.map(study.deckStats) : [];
 };
 export const exportDeck = async (deckID: string, format: 'anki' | 'csv' | 'md'): Promise<string> => String((await call('ExportDeck', deckID, format)) ?? '');
 

@@ -58,6 +58,7 @@ export interface Bridge {
   Stats(): Promise<Stats>;
   Status(): Promise<Status>;
   StudyDecks(): Promise<Deck[]>;
+  StudyStats(): Promise<DeckStats[]>;
   SuspendCard(cardID: number, suspended: boolean): Promise<void>;
   UnwatchFolder(dir: string): Promise<void>;
   WatchFolder(dir: string): Promise<WatchedFolder>;
@@ -119,6 +120,7 @@ export const BRIDGE_METHODS = [
   "Stats",
   "Status",
   "StudyDecks",
+  "StudyStats",
   "SuspendCard",
   "UnwatchFolder",
   "WatchFolder",
@@ -421,6 +423,21 @@ export type Deck = {
   due: number;
 };
 
+/** github.com/carrel-app/carrel/backend/library.DeckStats */
+export type DeckStats = {
+  deck_id: string;
+  title: string;
+  cards: number;
+  due: number;
+  reviews: number;
+  days: DayCount[];
+  retention: number;
+  recalls: number;
+  quizzes: number;
+  last_correct: number;
+  last_of: number;
+};
+
 /** github.com/carrel-app/carrel/app.AnswerStart */
 export type AnswerStart = {
   askID: string;
@@ -642,6 +659,13 @@ export type StatsPeriod = {
   ttft_uncached: Latency;
   total_cached: Latency;
   total_uncached: Latency;
+};
+
+/** github.com/carrel-app/carrel/backend/library.DayCount */
+export type DayCount = {
+  day: string;
+  reviews: number;
+  again: number;
 };
 
 /** github.com/carrel-app/carrel/backend/chat.Passage */

@@ -49,6 +49,8 @@ test('types.ts declares only fields the Go types send', () => {
   expectTypeOf<keyof hand.Question>().toExtend<keyof gen.Question>();
   expectTypeOf<keyof hand.Marking>().toExtend<keyof gen.Marking>();
   expectTypeOf<keyof hand.QuizScore>().toExtend<keyof gen.QuizScore>();
+  expectTypeOf<keyof hand.DeckStats>().toExtend<keyof gen.DeckStats>();
+  expectTypeOf<keyof hand.DayCount>().toExtend<keyof gen.DayCount>();
 });
 
 test('types.ts has the Go enumerated values', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { card, dueCounts, makeResult, pages, question, quizKey, reviewKey } from './study';
+import { card, deckStats, dueCounts, lastDays, makeResult, pages, question, quizKey, reviewKey } from './study';
 
 const k = (key: string, mods: Partial<{ ctrlKey: boolean; metaKey: boolean; altKey: boolean }> = {}) => ({ key, ctrlKey: false, metaKey: false, altKey: false, ...mods });
 
@@ -50,5 +50,14 @@ describe('quiz', () => {
     expect(quizKey(k('Enter'), 4, true)).toEqual({ kind: 'next' });
     expect(quizKey(k('s'), 4, true)).toEqual({ kind: 'source' });
     expect(quizKey(k('s'), 4, false)).toBeNull();
+  });
+});
+
+describe('study stats', () => {
+  test('the last days fill the days without reviews', () => {
+    const s = deckStats({ deck_id: 'doc:x', days: [{ day: '2026-05-03', reviews: 4, again: 1 }], reviews: 4 });
+    const days = lastDays(s, 3, new Date(2026, 4, 4));
+    expect(days.map((d) => d.day)).toEqual(['2026-05-02', '2026-05-03', '2026-05-04']);
+    expect(days.map((d) => d.reviews)).toEqual([0, 4, 0]);
   });
 });

@@ -1,7 +1,7 @@
 // Flashcards: values from the backend parsed at the boundary (like ./normalize), and the
 // review screen's keys.
 
-import type { CardSchedule, Deck, MakeResult, Marking, Question, QuizScore, StudyCard } from './types';
+import type { CardSchedule, DayCount, Deck, DeckStats, MakeResult, Marking, Question, QuizScore, StudyCard } from './types';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
@@ -143,4 +143,36 @@ export function quizKey(e: { key: string; ctrlKey: boolean; metaKey: boolean; al
   }
   const i = '1234'.indexOf(e.key) >= 0 ? '1234'.indexOf(e.key) : 'abcd'.indexOf(e.key);
   return e.key.length === 1 && i >= 0 && i < choices ? { kind: 'choose', index: i } : null;
+}
+
+export function deckStats(v: unknown): DeckStats {
+  const o = obj(v);
+  const days: DayCount[] = Array.isArray(o.days) ? o.days.map((d) => ({ day: str(obj(d).day), reviews: num(obj(d).reviews), again: num(obj(d).again) })) : [];
+  return {
+    deck_id: str(o.deck_id),
+    title: str(o.title),
+    cards: num(o.cards),
+    due: num(o.due),
+    reviews: num(o.reviews),
+    days,
+    retention: num(o.retention),
+    recalls: num(o.recalls),
+    quizzes: num(o.quizzes),
+    last_correct: num(o.last_correct),
+    last_of: num(o.last_of),
+  };
+}
+
+const isoDay = (d: Date): string => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+
+/** The last n local days ending today, each with its reviews (0 when none). */
+export function lastDays(s: DeckStats, n: number, today = new Date()): DayCount[] {
+  const by = new Map(s.days.map((d) => [d.day, d]));
+  const out: DayCount[] = [];
+  for (let i = n - 1; i >= 0; i--) {
+    const d = new Date(today.getFullYear(), today.getMonth(), today.getDate() - i);
+    const k = isoDay(d);
+    out.push(by.get(k) ?? { day: k, reviews: 0, again: 0 });
+  }
+  return out;
 }

@@ -383,3 +383,17 @@ export type MakeResult = { deck: Deck; passages: number; made: number; added: nu
 export type Question = { card_id: number; prompt: string; choices: string[]; answer: number; card: StudyCard };
 export type Marking = { correct: boolean; score: number };
 export type QuizScore = { id: number; deck_id: string; questions: number; correct: number; taken_at: string };
+export type DayCount = { day: string; reviews: number; again: number };
+export type DeckStats = {
+  deck_id: string;
+  title: string;
+  cards: number;
+  due: number;
+  reviews: number;
+  days: DayCount[];
+  retention: number;
+  recalls: number;
+  quizzes: number;
+  last_correct: number;
+  last_of: number;
+};
