@@ -270,7 +270,7 @@ const tests = [
   },
   {
     name: 'study',
-    title: 'no model: Make cards on a PDF, the due count in the library, a review with the keyboard (space, 1-4), S opens the card\'s source highlighted, a quiz with its score kept',
+    title: 'no model: Make cards on a PDF, the due count in the library, a review with the keyboard (space, 1-4), S opens the card\'s source highlighted, a quiz with its score kept, the stats view, a card edited and suspended',
     async run(ctx) {
       const port = await closedPort();
       const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });

@@ -1,7 +1,7 @@
 // Flashcards with no model: "Make cards" on a document, the due count in the library,
 // a review with the keyboard only (space shows the answer, 1-4 grade it), S opening the
-// card's source in the viewer with its span highlighted on its page, and a quiz taken
-// with its score kept.
+// card's source in the viewer with its span highlighted on its page, a quiz taken with
+// its score kept, the stats view's study record, and a card edited and suspended.
 
 import { assert, screenshot } from './harness.mjs';
 import { uploadAndWaitReady } from './flows.mjs';
@@ -119,5 +119,29 @@ export async function studyFlow({ page, url, pdf }) {
   assert((await row.getAttribute('data-reviews')) === '1', `the stats view counts the review (${await row.getAttribute('data-reviews')})`);
   assert((await row.textContent()).includes(`last ${total - 1}/${total}`), `and the quiz (${squash(await row.textContent())})`);
   await screenshot(page, 'study-6-stats');
+
+  // Edit a card in the review, then suspend it: it leaves the reviews and the due count.
+  await page.keyboard.press('Escape');
+  await page.locator('[data-testid=stats]').waitFor({ state: 'hidden', timeout: 10_000 });
+  await due.click();
+  await dialog.waitFor({ state: 'visible', timeout: 10_000 });
+  const editedID = await page.locator('[data-testid=study-card]').getAttribute('data-card-id');
+  await page.click('[data-testid=study-edit]');
+  await page.fill('[data-testid=study-edit-front]', 'Where does the wind blow, in the edited card?');
+  await page.click('[data-testid=study-edit-save]');
+  await page.locator('[data-testid=study-front]', { hasText: 'in the edited card' }).waitFor({ timeout: 10_000 });
+  const stored = await page.evaluate(
+    async (deck) => (await (await fetch('api/call/DeckCards', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify([deck]) })).json()),
+    `doc:${docID}`,
+  );
+  assert(stored.find((c) => String(c.id) === editedID)?.front === 'Where does the wind blow, in the edited card?', 'the edit is saved');
+  await page.click('[data-testid=study-suspend]');
+  await page.waitForFunction((id) => document.querySelector('[data-testid=study-card]')?.dataset.cardId !== id, editedID, { timeout: 10_000 });
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(
+    ({ id, n }) => parseInt(document.querySelector(`[data-testid=document][data-doc-id="${id}"] [data-testid=document-due]`)?.textContent ?? '0', 10) === n,
+    { id: docID, n: made - 2 },
+    { timeout: 10_000 },
+  );
   return { made, reviewed: 1, highlighted: litText.length, span: ctx2.length, quiz: score };
 }

@@ -117,6 +117,38 @@ export class StudyState {
     this.open = false;
   };
 
+  /** Sets the current card's question and answer. */
+  edit = async (front: string, back: string): Promise<boolean> => {
+    const c = this.current;
+    if (!c) return false;
+    try {
+      const e = await api.editCard(c.id, front, back);
+      this.queue[this.index] = e;
+      this.error = '';
+      return true;
+    } catch (err) {
+      this.error = err instanceof Error ? err.message : String(err);
+      return false;
+    }
+  };
+
+  /** Suspends (out of reviews until put back) or deletes the current card; the next one shows. */
+  drop = async (how: 'suspend' | 'delete'): Promise<void> => {
+    const c = this.current;
+    if (!c) return;
+    try {
+      if (how === 'suspend') await api.suspendCard(c.id, true);
+      else await api.deleteCard(c.id);
+      this.queue = this.queue.filter((x) => x.id !== c.id);
+      this.shown = false;
+      this.error = '';
+      this.toasts.show(how === 'suspend' ? 'Card suspended: it is out of your reviews' : 'Card deleted');
+      void this.refreshDue();
+    } catch (err) {
+      this.error = err instanceof Error ? err.message : String(err);
+    }
+  };
+
   // ---- quiz ----
 
   quizOpen = $state(false);
