@@ -15,6 +15,14 @@ func (a *App) MakeCards(sessionID string, docIDs []string) (study.MakeResult, er
 	return a.eng().MakeCards(a.ctx(), sessionID, docIDs)
 }
 
+// MakeModelCards asks the local chat model (Ollama, structured outputs) for cards for
+// the documents' own deck (sessionID "") or a session's; only cards their passage
+// supports are added, and the result's model part counts the others by reason.
+func (a *App) MakeModelCards(sessionID string, docIDs []string) (study.MakeResult, error) {
+	defer a.ws.Enter()()
+	return a.eng().MakeModelCards(a.ctx(), sessionID, docIDs)
+}
+
 // StudyDecks lists the decks with their counts of cards and of cards due now.
 func (a *App) StudyDecks() ([]library.Deck, error) {
 	defer a.ws.Enter()()

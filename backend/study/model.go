@@ -66,9 +66,10 @@ type ModelOptions struct {
 // ModelCards asks a chat model, through structured outputs, for cards from each passage,
 // and keeps the cards the passage supports: an answer whose content words are (nearly)
 // all in one of its sentences, which becomes the card's span. Dropped cards are counted
-// by reason. A passage whose reply is not the JSON asked for, or is cut short, counts as
-// failed (Ollama ends a structured reply without a last message when a token repeats
-// 30 times); any other model or connection error stops and is returned.
+// by reason. A passage whose reply is not the JSON asked for, or is cut short (Ollama
+// ends a structured reply without a last message when a token repeats 30 times), is
+// asked once more at temperature 0.7 and then counts as failed; any other model or
+// connection error stops and is returned.
 func ModelCards(ctx context.Context, chat llm.Provider, opt ModelOptions, passages []Passage) ([]Draft, ModelResult, error) {
 	res := ModelResult{Reasons: map[string]int{}}
 	seen := map[string]bool{}
@@ -83,29 +84,14 @@ func ModelCards(ctx context.Context, chat llm.Provider, opt ModelOptions, passag
 			continue
 		}
 		res.Passages++
-		var b strings.Builder
-		_, err := chat.Chat(ctx, llm.ChatRequest{
-			Model: opt.Model,
-			Messages: []llm.Message{
-				{Role: "system", Content: fmt.Sprintf(cardPrompt, perPassage)},
-				{Role: "user", Content: p.Text},
-			},
-			Temperature: &temp,
-			MaxTokens:   700*perPassage + 50, // the schema's longest reply, a token a byte
-			NumCtx:      8192,
-			Format:      json.RawMessage(fmt.Sprintf(cardSchema, perPassage)),
-		}, func(d llm.Delta) error {
-			b.WriteString(d.Text)
-			return nil
-		})
-		if errors.Is(err, llm.ErrTruncated) {
-			res.Failed++
-			continue
+		proposed, ok, err := askCards(ctx, chat, opt.Model, p.Text, perPassage, temp)
+		if err == nil && !ok && temp == 0 {
+			// Greedy sampling can loop on a token until the reply is cut: once more, sampled.
+			proposed, ok, err = askCards(ctx, chat, opt.Model, p.Text, perPassage, retryTemperature)
 		}
 		if err != nil {
-			return out, res, fmt.Errorf("cards from a model: %w", err)
+			return out, res, err
 		}
-		proposed, ok := ParseModelCards(b.String())
 		if !ok {
 			res.Failed++
 			continue
@@ -130,6 +116,38 @@ func ModelCards(ctx context.Context, chat llm.Provider, opt ModelOptions, passag
 		}
 	}
 	return out, res, nil
+}
+
+// retryTemperature samples the second request for a passage whose first reply was
+// unusable.
+const retryTemperature = 0.7
+
+// askCards asks for one passage's cards; ok is false when the reply is not the JSON asked
+// for or was cut short.
+func askCards(ctx context.Context, chat llm.Provider, model, text string, n int, temp float64) ([]ModelCard, bool, error) {
+	var b strings.Builder
+	_, err := chat.Chat(ctx, llm.ChatRequest{
+		Model: model,
+		Messages: []llm.Message{
+			{Role: "system", Content: fmt.Sprintf(cardPrompt, n)},
+			{Role: "user", Content: text},
+		},
+		Temperature: &temp,
+		MaxTokens:   700*n + 50, // the schema's longest reply, a token a byte
+		NumCtx:      8192,
+		Format:      json.RawMessage(fmt.Sprintf(cardSchema, n)),
+	}, func(d llm.Delta) error {
+		b.WriteString(d.Text)
+		return nil
+	})
+	if errors.Is(err, llm.ErrTruncated) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("cards from a model: %w", err)
+	}
+	cards, ok := ParseModelCards(b.String())
+	return cards, ok, nil
 }
 
 // ParseModelCards reads a model's reply: {"cards": [...]}, at most 20 cards.

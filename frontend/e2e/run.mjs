@@ -17,7 +17,7 @@ import { rereadFlow } from './reread.mjs';
 import { cacheFlow } from './cache.mjs';
 import { firstHourFlow } from './first-hour.mjs';
 import { otherOriginFlow } from './origin.mjs';
-import { studyFlow } from './study.mjs';
+import { studyFlow, studyModelFlow } from './study.mjs';
 
 const QUESTION = 'What happens on a delicious evening by the pond, when the bullfrogs trump?';
 
@@ -276,6 +276,19 @@ const tests = [
       const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
       try {
         return await ctx.inBrowser((page) => studyFlow({ page, url: carrel.url, pdf: ctx.pdf }), carrel);
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'study-model',
+    title: 'cards from the chat model (real Ollama, tiny model): the toast says what it proposed and what the check kept',
+    async run(ctx) {
+      const ollama = await ctx.ollama();
+      const carrel = await startCarrel({ ollamaHost: ollama.host, chatModel: ollama.chatModel, embedModel: ollama.embedModel });
+      try {
+        return await ctx.inBrowser((page) => studyModelFlow({ page, url: carrel.url, pdf: ctx.pdf }), carrel);
       } finally {
         await carrel.stop();
       }

@@ -145,3 +145,21 @@ export async function studyFlow({ page, url, pdf }) {
   );
   return { made, reviewed: 1, highlighted: litText.length, span: ctx2.length, quiz: score };
 }
+
+// Cards from the chat model (the test Ollama's tiny random model): the action shows when a
+// model answers, and its toast says what the model proposed and what the check kept.
+export async function studyModelFlow({ page, url, pdf }) {
+  await page.goto(url);
+  await page.locator('[data-testid=mode-badge]').waitFor({ timeout: 30_000 });
+  const doc = await uploadAndWaitReady(page, pdf);
+  await doc.hover();
+  await doc.locator('[data-testid=document-model-cards]').click();
+  const toast = page.locator('[data-testid=toast]', { hasText: /The model proposed \d+ cards from \d+ passages/ });
+  await toast.waitFor({ timeout: 120_000 });
+  const text = squash(await toast.textContent());
+  const m = /proposed (\d+) cards from (\d+) passages of .*?: (\d+) new/.exec(text);
+  assert(m && Number(m[2]) > 0, `the toast counts the passages asked (${text})`);
+  assert(Number(m[3]) <= Number(m[1]), `no more new cards than proposed (${text})`);
+  await screenshot(page, 'study-model-1-toast');
+  return { toast: text };
+}

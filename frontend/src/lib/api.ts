@@ -64,6 +64,7 @@ interface WailsApp {
   OpenLogFolder?(): Promise<unknown>;
   // Flashcards (optional only so that older test doubles still type-check).
   MakeCards?(sessionID: string, docIDs: string[]): Promise<unknown>;
+  MakeModelCards?(sessionID: string, docIDs: string[]): Promise<unknown>;
   StudyDecks?(): Promise<unknown>;
   DueCards?(deckID: string, limit: number): Promise<unknown>;
   DeckCards?(deckID: string): Promise<unknown>;
@@ -240,6 +241,7 @@ export async function askFresh(sessionID: string, question: string, docIDs: stri
 
 // Flashcards.
 export const makeCards = async (sessionID: string, docIDs: string[]): Promise<MakeResult> => study.makeResult(await call('MakeCards', sessionID, docIDs));
+export const makeModelCards = async (sessionID: string, docIDs: string[]): Promise<MakeResult> => study.makeResult(await call('MakeModelCards', sessionID, docIDs));
 export const studyDecks = async (): Promise<Deck[]> => {
   const v = await call('StudyDecks');
   return Array.isArray(v) ? v.map(study.deck) : [];

@@ -34,6 +34,7 @@ export interface Bridge {
   ListSessions(): Promise<Session[]>;
   ListWatched(): Promise<WatchedFolder[]>;
   MakeCards(sessionID: string, docIDs: string[]): Promise<MakeResult>;
+  MakeModelCards(sessionID: string, docIDs: string[]): Promise<MakeResult>;
   MarkAnswer(cardID: number, given: string): Promise<Marking>;
   Memory(): Promise<MemorySettings>;
   Meter(): Promise<Meter>;
@@ -96,6 +97,7 @@ export const BRIDGE_METHODS = [
   "ListSessions",
   "ListWatched",
   "MakeCards",
+  "MakeModelCards",
   "MarkAnswer",
   "Memory",
   "Meter",

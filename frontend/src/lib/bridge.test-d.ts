@@ -50,6 +50,7 @@ test('types.ts declares only fields the Go types send', () => {
   expectTypeOf<keyof hand.Marking>().toExtend<keyof gen.Marking>();
   expectTypeOf<keyof hand.QuizScore>().toExtend<keyof gen.QuizScore>();
   expectTypeOf<keyof hand.DeckStats>().toExtend<keyof gen.DeckStats>();
+  expectTypeOf<keyof hand.ModelResult>().toExtend<keyof gen.ModelResult>();
   expectTypeOf<keyof hand.DayCount>().toExtend<keyof gen.DayCount>();
 });
 

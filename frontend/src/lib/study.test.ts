@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { card, deckStats, dueCounts, lastDays, makeResult, pages, question, quizKey, reviewKey } from './study';
+import { card, deckStats, dueCounts, lastDays, makeResult, modelSummary, pages, question, quizKey, reviewKey } from './study';
 
 const k = (key: string, mods: Partial<{ ctrlKey: boolean; metaKey: boolean; altKey: boolean }> = {}) => ({ key, ctrlKey: false, metaKey: false, altKey: false, ...mods });
 
@@ -59,5 +59,13 @@ describe('study stats', () => {
     const days = lastDays(s, 3, new Date(2026, 4, 4));
     expect(days.map((d) => d.day)).toEqual(['2026-05-02', '2026-05-03', '2026-05-04']);
     expect(days.map((d) => d.reviews)).toEqual([0, 4, 0]);
+  });
+});
+
+describe('model cards', () => {
+  test('the summary says what was proposed, kept and dropped, and why', () => {
+    const r = makeResult({ added: 2, model: { passages: 3, proposed: 5, kept: 2, dropped: 3, reasons: { unsupported: 2, trivial: 1 }, failed: 1 } });
+    expect(modelSummary(r, 'Notes')).toBe('The model proposed 5 cards from 3 passages of Notes: 2 new, 3 dropped (2 unsupported, 1 trivial), 1 replies unusable');
+    expect(modelSummary(makeResult({ added: 1 }), 'Notes')).toBe('');
   });
 });

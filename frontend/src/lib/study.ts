@@ -61,7 +61,14 @@ export function makeResult(v: unknown): MakeResult {
   const o = obj(v);
   const kinds: Record<string, number> = {};
   for (const [k, n] of Object.entries(obj(o.by_kind))) kinds[k] = num(n);
-  return { deck: deck(o.deck), passages: num(o.passages), made: num(o.made), added: num(o.added), existing: num(o.existing), by_kind: kinds };
+  let model: MakeResult['model'] = null;
+  if (o.model && typeof o.model === 'object') {
+    const m = obj(o.model);
+    const reasons: Record<string, number> = {};
+    for (const [k, n] of Object.entries(obj(m.reasons))) reasons[k] = num(n);
+    model = { passages: num(m.passages), proposed: num(m.proposed), kept: num(m.kept), dropped: num(m.dropped), reasons, failed: num(m.failed) };
+  }
+  return { deck: deck(o.deck), passages: num(o.passages), made: num(o.made), added: num(o.added), existing: num(o.existing), by_kind: kinds, model };
 }
 
 /** Due cards per document id. */
@@ -175,4 +182,17 @@ export function lastDays(s: DeckStats, n: number, today = new Date()): DayCount[
     out.push(by.get(k) ?? { day: k, reviews: 0, again: 0 });
   }
   return out;
+}
+
+/** One line on what a model proposed and what was kept, for a toast. */
+export function modelSummary(r: MakeResult, title: string): string {
+  const m = r.model;
+  if (!m) return '';
+  const why = Object.entries(m.reasons)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
+  let s = `The model proposed ${m.proposed} cards from ${m.passages} passages of ${title}: ${r.added} new`;
+  if (m.dropped > 0) s += `, ${m.dropped} dropped (${why})`;
+  if (m.failed > 0) s += `, ${m.failed} replies unusable`;
+  return s;
 }

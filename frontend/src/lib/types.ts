@@ -377,7 +377,9 @@ export type StudyCard = {
 
 export type Deck = { id: string; session_id: string; title: string; doc_ids: string[]; cards: number; due: number };
 
-export type MakeResult = { deck: Deck; passages: number; made: number; added: number; existing: number; by_kind: Record<string, number> };
+/** What a model proposed for cards and what the check in code kept (cards made with a model). */
+export type ModelResult = { passages: number; proposed: number; kept: number; dropped: number; reasons: Record<string, number>; failed: number };
+export type MakeResult = { deck: Deck; passages: number; made: number; added: number; existing: number; by_kind: Record<string, number>; model: ModelResult | null };
 
 /** A quiz question: multiple choice (choices, answer = index of the right one) or a short answer (no choices, answer -1). */
 export type Question = { card_id: number; prompt: string; choices: string[]; answer: number; card: StudyCard };

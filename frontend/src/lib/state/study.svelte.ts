@@ -2,7 +2,7 @@
 // document's cards, and the review session the review screen runs.
 
 import * as api from '../api';
-import { docDeckID } from '../study';
+import { docDeckID, modelSummary } from '../study';
 import type { Question, QuizScore, StudyCard } from '../types';
 import type { ToastState } from './toasts.svelte';
 
@@ -54,11 +54,17 @@ export class StudyState {
     }
   };
 
-  /** Makes a document's cards with no model and says how many are new. */
-  make = async (docID: string, title: string): Promise<void> => {
+  /** Makes a document's cards (with no model, or with the chat model) and says how many are new. */
+  make = async (docID: string, title: string, withModel = false): Promise<void> => {
     if (this.making) return;
     this.making = docID;
     try {
+      if (withModel) {
+        const r = await api.makeModelCards('', [docID]);
+        this.toasts.show(modelSummary(r, title), 'info', 8000);
+        await this.refreshDue();
+        return;
+      }
       const r = await api.makeCards('', [docID]);
       const kinds = Object.entries(r.by_kind)
         .map(([k, n]) => `${n} ${k}`)
