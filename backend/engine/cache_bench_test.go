@@ -28,12 +28,8 @@ func benchAsk(b *testing.B, fresh bool) {
 	if err := os.WriteFile(note, []byte(woods), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+	eng := openEngine(b, Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
 		EmbedModel: srv.EmbedModel, MaxTokens: 16})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer eng.Close()
 	ctx := context.Background()
 	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
 		b.Fatal(err)

@@ -15,11 +15,7 @@ import (
 // a hit whatever the vectors say.
 func TestCalibrateCache(t *testing.T) {
 	srv := testollama.Start(t)
-	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel})
 	pairs, err := cache.ReadPairs(filepath.Join("..", "cache", "testdata", "pairs.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -43,11 +39,7 @@ func TestCalibrateCache(t *testing.T) {
 func TestCalibrateCacheMeaning(t *testing.T) {
 	srv := testollama.Start(t)
 	embed := testollama.MeaningModel(t, srv)
-	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: embed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: embed})
 	pairs, err := cache.ReadPairs(filepath.Join("..", "cache", "testdata", "pairs.jsonl"))
 	if err != nil {
 		t.Fatal(err)

@@ -30,12 +30,8 @@ func openForCache(t *testing.T, srv *testollama.Server, dir string) (*Engine, st
 			t.Fatal(err)
 		}
 	}
-	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
 		EmbedModel: embed, MaxTokens: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
 	// The threshold the calibration pairs call for with this model.
 	pairs, err := cache.ReadPairs(filepath.Join("..", "cache", "testdata", "pairs.jsonl"))
 	if err != nil {
@@ -149,12 +145,8 @@ func TestAnswerCache(t *testing.T) {
 	})
 	t.Run("another chat model misses and answers", func(t *testing.T) {
 		eng.Close()
-		other, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: testollama.EmbedModel,
+		other := openEngine(t, Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: testollama.EmbedModel,
 			EmbedModel: eng.Config().EmbedModel, MaxTokens: 16})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer other.Close()
 		if h := ask(t, other, q, all); h.Cached != nil || h.Model != testollama.EmbedModel {
 			t.Fatalf("another model: model %s, cached %+v", h.Model, h.Cached)
 		}
@@ -223,12 +215,8 @@ func TestAnswerCacheWithoutEmbeddings(t *testing.T) {
 	dir := t.TempDir()
 	note := filepath.Join(dir, "walden.md")
 	os.WriteFile(note, []byte(woods), 0o644)
-	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
 		EmbedModel: "no-such-embedder", MaxTokens: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
 	if _, err := eng.IngestFile(context.Background(), note, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -289,12 +277,8 @@ func TestCacheMetricsAddUp(t *testing.T) {
 	dir := t.TempDir()
 	note := filepath.Join(dir, "walden.md")
 	os.WriteFile(note, []byte("# Walden\n\nThoreau planted beans, potatoes, corn and peas by Walden Pond.\n"), 0o644)
-	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: "127.0.0.1:9",
+	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib"),
 		AnswerConfig: AnswerConfig{Provider: ProviderOpenAI, OpenAIBaseURL: srv.URL}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
 	ctx := context.Background()
 	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
 		t.Fatal(err)

@@ -46,11 +46,7 @@ func spanText(t *testing.T, lib *library.Library, c library.Chunk) string {
 // holds the parents, and a search returns parents whose span gives back their text.
 func TestParentsAndChildrenStored(t *testing.T) {
 	ctx := context.Background()
-	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{})
 	md := filepath.Join(t.TempDir(), "notes.md")
 	code := "```go\nfunc main() {\n\tfmt.Println(\"budget\")\n}\n```"
 	body := "# Notes\n\n" + strings.Repeat("The token budget trims retrieved passages to fit the prompt. ", 30) + "\n\n" + code + "\n\n" +
@@ -177,11 +173,7 @@ func TestVectorSearchMapsChildrenToParents(t *testing.T) {
 	srv := testollama.Start(t)
 	ctx := context.Background()
 	// The tiny model's similarities are noise: a negative floor keeps every vector hit.
-	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel, MinVectorScore: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel, MinVectorScore: -1})
 	path := filepath.Join(t.TempDir(), "ponds.txt")
 	text := "Ponds freeze from the edges. " + strings.Repeat("Ice thickens slowly through the winter nights. ", 12) +
 		"\n\nLoons dive when chased. " + strings.Repeat("The bird surfaces far away and laughs. ", 12)

@@ -62,12 +62,8 @@ func TestCloudAnswersAndBudget(t *testing.T) {
 	dir := t.TempDir()
 	note := filepath.Join(dir, "walden.md")
 	os.WriteFile(note, []byte("# Walden\n\nThoreau planted beans, potatoes, corn and peas by Walden Pond.\n"), 0o644)
-	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: "127.0.0.1:9",
+	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib"),
 		AnswerConfig: AnswerConfig{Provider: ProviderOpenAI, OpenAIBaseURL: srv.URL, BudgetUSD: 0.1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
 	ctx := context.Background()
 	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
 		t.Fatal(err)

@@ -13,11 +13,7 @@ func TestSetModelsSavesAndSwitches(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte(`{"top_k": 9}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	eng, err := Open(Config{Dir: dir, OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{Dir: dir})
 	ctx := context.Background()
 	if st := eng.Status(ctx); st.ChatModel != DefaultChatModel {
 		t.Fatalf("chat model before: %q", st.ChatModel)

@@ -81,11 +81,7 @@ func TestReconcileAfterLostIndexes(t *testing.T) {
 // made before the removal (which load the library's passages into memory) do not keep it.
 func TestRemove(t *testing.T) {
 	ctx := context.Background()
-	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{})
 	r, err := eng.IngestFile(ctx, testcorpus.File(t, "Walden.pdf"), nil)
 	if err != nil || r.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", r, err)
@@ -106,4 +102,23 @@ func TestRemove(t *testing.T) {
 	if hits, err := eng.Search(ctx, "woods", SearchOptions{}); err != nil || len(hits) == 0 || hits[0].DocID != r.DocID || hits[0].Text == "" {
 		t.Fatalf("after re-adding: %+v %v", hits, err)
 	}
+}
+
+// openEngine opens a library for a test, closed when the test ends: in a new folder
+// unless cfg.Dir names one, with no Ollama (a closed port) unless cfg.OllamaHost names
+// one.
+func openEngine(tb testing.TB, cfg Config) *Engine {
+	tb.Helper()
+	if cfg.Dir == "" {
+		cfg.Dir = tb.TempDir()
+	}
+	if cfg.OllamaHost == "" {
+		cfg.OllamaHost = "127.0.0.1:9"
+	}
+	eng, err := Open(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { eng.Close() })
+	return eng
 }

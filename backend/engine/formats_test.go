@@ -18,11 +18,7 @@ import (
 func TestIngestMailAttachments(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	eng, err := Open(Config{Dir: dir, OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{Dir: dir})
 	pdf, err := os.ReadFile(testcorpus.File(t, "Walden.pdf"))
 	if err != nil {
 		t.Fatal(err)
@@ -81,11 +77,7 @@ func TestIngestMailAttachments(t *testing.T) {
 // before a byte of them is read.
 func TestIngestHostileFiles(t *testing.T) {
 	ctx := context.Background()
-	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{})
 	src := t.TempDir()
 	gone := filepath.Join(src, "gone.md")
 	kept := filepath.Join(src, "kept.md")
@@ -123,11 +115,7 @@ func TestIngestHostileFiles(t *testing.T) {
 // fails a bad file alone.
 func TestIngestFilesConcurrently(t *testing.T) {
 	ctx := context.Background()
-	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{})
 	dir := t.TempDir()
 	var paths []string
 	for i, body := range []string{"# One\n\nFirst notes about ponds.\n", "not a pdf", "# Three\n\nThird notes about woods.\n"} {

@@ -11,11 +11,7 @@ import (
 // leaves every chunk in the lexical index when it returns, each document findable.
 func TestIngestFilesLexicalBatch(t *testing.T) {
 	ctx := context.Background()
-	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{})
 	defer func(n int) { lexBatchSize = n }(lexBatchSize)
 	lexBatchSize = 400 // filled several times, and a remainder written at the end
 	names := []string{"WaldenFull.pdf", "gobook.0.pdf", "T4.pdf", "schmager_plateau10.pdf"}

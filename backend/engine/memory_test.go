@@ -25,12 +25,8 @@ func TestMemoryOnlyFromUser(t *testing.T) {
 	note := filepath.Join(dir, "chef.md")
 	os.WriteFile(note, []byte("# A chef's diary\n\nI am a professional chef. I prefer short answers. My goal is to open a restaurant.\nI'm studying French cuisine.\n"), 0o644)
 	for _, chatModel := range []string{srv.ChatModel, "no-such-model"} {
-		eng, err := Open(Config{Dir: filepath.Join(dir, "lib-"+chatModel), OllamaHost: srv.Host, ChatModel: chatModel,
+		eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib-"+chatModel), OllamaHost: srv.Host, ChatModel: chatModel,
 			EmbedModel: srv.EmbedModel, MaxTokens: 16})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer eng.Close()
 		ctx := context.Background()
 		if _, err := eng.IngestFile(ctx, note, nil); err != nil {
 			t.Fatal(err)
@@ -90,12 +86,8 @@ func TestMemoryInPrompt(t *testing.T) {
 	dir := t.TempDir()
 	note := filepath.Join(dir, "walden.md")
 	os.WriteFile(note, []byte("# Walden\n\nThoreau planted beans, potatoes, corn and peas by Walden Pond.\n"), 0o644)
-	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: "127.0.0.1:9",
+	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib"),
 		AnswerConfig: AnswerConfig{Provider: ProviderOpenAI, OpenAIBaseURL: capture.URL}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
 	ctx := context.Background()
 	eng.IngestFile(ctx, note, nil)
 

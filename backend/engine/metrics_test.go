@@ -42,11 +42,7 @@ func TestMetricsAddUp(t *testing.T) {
 
 	dir := eng.Config().Dir
 	eng.Close()
-	eng, err = Open(Config{Dir: dir, OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng = openEngine(t, Config{Dir: dir, OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel})
 	st, err := eng.Stats(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -17,11 +17,7 @@ func ingestScan(t *testing.T) (*Engine, Result) {
 	if _, err := exec.LookPath("tesseract"); err != nil {
 		t.Fatal("tesseract is not installed: run `go tool task setup:test` (apt install tesseract-ocr)")
 	}
-	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
+	eng := openEngine(t, Config{OllamaHost: "127.0.0.1:9"})
 	res, err := eng.IngestFile(context.Background(), testcorpus.File(t, "Wonderwall.pdf"), nil)
 	if err != nil || res.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", res, err)
@@ -59,11 +55,7 @@ func TestIngestScannedPDF(t *testing.T) {
 func TestIngestDocTypeAndChunkSizes(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	eng, err := Open(Config{Dir: dir, OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{Dir: dir})
 	paper := testcorpus.File(t, "schmager_plateau10.pdf")
 	res, err := eng.IngestFile(ctx, paper, nil)
 	if err != nil || res.Status != Inserted || res.DocType != "paper" {

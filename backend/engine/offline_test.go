@@ -49,12 +49,8 @@ func TestOfflineGuarantee(t *testing.T) {
 		return nil, fmt.Errorf("offline test: the default HTTP transport dialled %s", addr)
 	}}
 
-	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel,
+	eng := openEngine(t, Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel,
 		MaxTokens: 12, AnswerConfig: AnswerConfig{Dial: rec.dial}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
 	ctx := context.Background()
 	r, err := eng.IngestFile(ctx, testcorpus.File(t, "Walden.pdf"), nil)
 	if err != nil || r.Status != Inserted {

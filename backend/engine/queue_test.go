@@ -34,11 +34,7 @@ func notes(t *testing.T, n, size int) (paths, words []string) {
 // only once a search finds it, though its lexical entries wait in the batch: each file's
 // Done comes once, with the document searchable at that moment.
 func TestQueueReadyMeansSearchable(t *testing.T) {
-	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{})
 	paths, words := notes(t, 12, 400)
 	wordOf := map[string]string{}
 	for i, p := range paths {
@@ -125,11 +121,7 @@ func TestQueueReadyMeansSearchable(t *testing.T) {
 // verifies the order a queue reads files in: those given with AddFirst, then the largest
 // waiting, then first come among equals (files that cannot be read last).
 func TestQueueOrder(t *testing.T) {
-	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{})
 	paths, _ := notes(t, 5, 2000) // sizes grow with the index
 	missing := filepath.Join(t.TempDir(), "gone.md")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -181,11 +173,7 @@ func TestQueueOrder(t *testing.T) {
 // verifies a queue refuses, whole, files past its bound, and drops what waits when its
 // context ends.
 func TestQueueBoundAndCancel(t *testing.T) {
-	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{})
 	paths, _ := notes(t, 6, 200)
 	ctx, cancel := context.WithCancel(context.Background())
 	hold := make(chan struct{})

@@ -14,11 +14,7 @@ import (
 // CARREL_RERANK=lexical the same passages in the order the lexical reader gives them.
 func TestSearchRerankHook(t *testing.T) {
 	ctx := context.Background()
-	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{})
 	if r, err := eng.IngestFile(ctx, testcorpus.File(t, "T4.pdf"), nil); err != nil || r.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", r, err)
 	}

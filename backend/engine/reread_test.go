@@ -99,11 +99,7 @@ func TestRereadRestoresOCRWords(t *testing.T) {
 func TestRereadRefusals(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib")})
 	path := filepath.Join(dir, "notes.md")
 	if err := os.WriteFile(path, []byte("# Notes\n\nThe mitochondrion is the powerhouse of the cell.\n"), 0o644); err != nil {
 		t.Fatal(err)

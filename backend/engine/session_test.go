@@ -38,12 +38,8 @@ func openWithNotes(t *testing.T, srv *testollama.Server) (*Engine, string) {
 	if err := os.WriteFile(note, []byte(woods), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
 		EmbedModel: srv.EmbedModel, MaxTokens: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
 	r, err := eng.IngestFile(context.Background(), note, nil)
 	if err != nil || r.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", r, err)
@@ -176,12 +172,8 @@ func TestKeepAlive(t *testing.T) {
 	os.WriteFile(note, []byte(woods), 0o644)
 	// No embedding model: the test's two models share one weights file, and Ollama
 	// v0.6.5 reloads that file's runner for whichever name asks last.
-	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
 		EmbedModel: "not-installed", MaxTokens: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
 	if _, err := eng.IngestFile(context.Background(), note, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -221,11 +213,7 @@ func TestMissingModel(t *testing.T) {
 	dir := t.TempDir()
 	note := filepath.Join(dir, "walden.md")
 	os.WriteFile(note, []byte(woods), 0o644)
-	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: "nosuch:1b", EmbedModel: srv.EmbedModel})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: "nosuch:1b", EmbedModel: srv.EmbedModel})
 	ctx := context.Background()
 	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
 		t.Fatal(err)
@@ -258,12 +246,8 @@ func TestTokenCalibration(t *testing.T) {
 	note := filepath.Join(dir, "beans.md")
 	os.WriteFile(note, []byte(b.String()), 0o644)
 	const maxTokens = 16
-	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
 		EmbedModel: srv.EmbedModel, MaxTokens: maxTokens, TopK: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
 	ctx := context.Background()
 	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
 		t.Fatal(err)
@@ -299,11 +283,7 @@ func TestOllamaGoneMidSession(t *testing.T) {
 	dir := t.TempDir()
 	note := filepath.Join(dir, "walden.md")
 	os.WriteFile(note, []byte(woods), 0o644)
-	eng, err := Open(Config{Dir: filepath.Join(dir, "lib"), OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib")})
 	ctx := context.Background()
 	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
 		t.Fatal(err)
@@ -314,7 +294,7 @@ func TestOllamaGoneMidSession(t *testing.T) {
 	eng.statusMu.Lock()
 	eng.status, eng.statusAt = st, time.Now()
 	eng.statusMu.Unlock()
-	_, err = eng.AskSession(ctx, "What did Thoreau plant?", AskOptions{}, nil)
+	_, err := eng.AskSession(ctx, "What did Thoreau plant?", AskOptions{}, nil)
 	if !errors.Is(err, llm.ErrUnreachable) {
 		t.Fatalf("ask with Ollama gone: %v", err)
 	}
@@ -336,11 +316,7 @@ func TestOllamaGoneMidSession(t *testing.T) {
 // sentence left unmarked is placed on the passage whose embedding matches it.
 func TestGroundByMeaning(t *testing.T) {
 	srv := testollama.Start(t)
-	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel})
 	ans := &chat.Answer{Mode: chat.ModeModel, Text: "Simplify your life and keep your accounts on your thumbnail.",
 		Citations: []chat.Passage{{N: 1, Text: "Ponds freeze in winter and the ice is cut in blocks."},
 			{N: 2, Text: "Simplify your life and keep your accounts on your thumbnail."}}}

@@ -38,11 +38,7 @@ func TestMeasuredThreshold(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eng, err := Open(Config{Dir: dir, OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: embed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openEngine(t, Config{Dir: dir, OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: embed})
 	for name := range texts {
 		if r, err := eng.IngestFile(ctx, filepath.Join(docs, name), nil); err != nil || r.Status != Inserted {
 			t.Fatalf("ingest %s: %+v %v", name, r, err)
