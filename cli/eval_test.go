@@ -11,12 +11,13 @@ import (
 	"github.com/carrel-app/carrel/internal/testcorpus"
 )
 
-// Floors for lexical retrieval on testdata/eval/dev.jsonl, a little under what it reaches,
-// so that a change that loses ground fails. The seed BM25 pipeline reaches hit@5 0.389 and
-// MRR@10 0.361 there.
+// Floors for lexical retrieval on testdata/eval/dev.jsonl (60 questions), a little under
+// what it reaches, so that a change that loses ground fails. On its first 20 questions the
+// seed BM25 pipeline reached hit@5 0.389 and MRR@10 0.361, bd8e003 0.833 and 0.706; on all
+// 60, bd8e003 reached 0.558 and 0.453.
 const (
-	evalFloorHit5 = 0.75
-	evalFloorMRR  = 0.65
+	evalFloorHit5 = 0.52
+	evalFloorMRR  = 0.42
 )
 
 // verifies the eval command over the pdfcpu corpus and the dev questions: lexical
@@ -60,14 +61,14 @@ func TestEvalDevLexical(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%s", bytes.TrimSpace(raw))
-	if res.Mode != "lexical" || res.N != 18 || res.UnanswerableN != 2 {
-		t.Errorf("mode %q n %d unanswerable_n %d, want lexical 18 2", res.Mode, res.N, res.UnanswerableN)
+	if res.Mode != "lexical" || res.N != 52 || res.UnanswerableN != 8 {
+		t.Errorf("mode %q n %d unanswerable_n %d, want lexical 52 8", res.Mode, res.N, res.UnanswerableN)
 	}
 	if !(res.Hit1 <= res.Hit5 && res.Hit5 <= res.Hit10 && res.MRR10 <= res.Hit10 && res.MRR10 >= res.Hit1) {
 		t.Errorf("inconsistent metrics: %+v", res)
 	}
-	if res.UnanswerableCorrect < 0.5 {
-		t.Errorf("unanswerable questions correctly empty %.3f, want at least 0.5", res.UnanswerableCorrect)
+	if res.UnanswerableCorrect < 1 {
+		t.Errorf("unanswerable questions correctly empty %.3f, want all (lexical leaves 8 of 8 empty)", res.UnanswerableCorrect)
 	}
 	if res.Hit5 < evalFloorHit5 || res.MRR10 < evalFloorMRR {
 		t.Errorf("lexical hit@5 %.3f MRR@10 %.3f, below the floors %.2f / %.2f", res.Hit5, res.MRR10, evalFloorHit5, evalFloorMRR)

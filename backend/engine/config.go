@@ -16,7 +16,7 @@ import (
 // Default models: small enough for a CPU-only laptop, good enough to study with.
 const (
 	DefaultChatModel  = "llama3.2:3b"
-	DefaultEmbedModel = "nomic-embed-text"
+	DefaultEmbedModel = "all-minilm" // why: docs/embedders.md
 )
 
 // ConfigFile is the name of the per-library settings file.

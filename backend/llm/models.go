@@ -109,8 +109,8 @@ var Suggested = []Suggestion{
 	{Name: "llama3.2:3b", Role: "chat", Download: "2.0 GB", Note: "Good answers on a laptop CPU; 8 GB RAM", Default: true},
 	{Name: "qwen2.5:1.5b", Role: "chat", Download: "1.0 GB", Note: "Faster on older machines"},
 	{Name: "gemma3:1b", Role: "chat", Download: "0.8 GB", Note: "Smallest; short answers"},
-	{Name: "nomic-embed-text", Role: "embed", Download: "0.3 GB", Note: "Meaning-based search", Default: true},
-	{Name: "all-minilm", Role: "embed", Download: "46 MB", Note: "Tiny and fast, a little less precise"},
+	{Name: "all-minilm", Role: "embed", Download: "46 MB", Note: "Meaning-based search; embeds a book in about a minute on a laptop CPU", Default: true},
+	{Name: "nomic-embed-text", Role: "embed", Download: "0.3 GB", Note: "Better vectors, about ten times the work per passage: for a GPU"},
 }
 
 // FindBinary returns the path of an installed ollama program, or "" if there is none.

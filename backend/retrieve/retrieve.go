@@ -178,23 +178,42 @@ func (r *Retriever) Search(ctx context.Context, query string, opt Options) ([]Hi
 		return nil, err
 	}
 	hits := Fuse(lexU, vecU, r.MinVectorScore)
-	// Passages are loaded and near-duplicates dropped a batch at a time until k are
-	// kept: each passage is compared with the kept ones, so stopping at k halves the
-	// comparisons against deduplicating twice as many and cutting.
+	// Passages are loaded a batch at a time; each batch's navigation passages (contents,
+	// index, debris: see navigationFactor) are demoted among what is loaded so far, and
+	// near-duplicates dropped (each passage is compared with the kept ones, so stopping at
+	// k halves the comparisons against deduplicating twice as many and cutting), until k
+	// are kept. A batch is twice what is still missing, so that a demoted passage meets
+	// the passages it yields to.
 	out := make([]Hit, 0, k)
+	var pending []Hit
 	var dd deduper
-	for next := 0; len(out) < k && next < len(hits); {
-		batch := hits[next:min(len(hits), next+k-len(out))]
-		next += len(batch)
-		loaded, err := r.load(ctx, batch, children)
-		if err != nil {
-			return nil, err
+	for next := 0; len(out) < k && (next < len(hits) || len(pending) > 0); {
+		if next < len(hits) {
+			batch := hits[next:min(len(hits), next+2*(k-len(out)))]
+			next += len(batch)
+			loaded, err := r.load(ctx, batch, children)
+			if err != nil {
+				return nil, err
+			}
+			for _, h := range loaded {
+				h.Score *= navigationFactor(h.Chunk.Text)
+				pending = append(pending, h)
+			}
+			sort.SliceStable(pending, func(i, j int) bool { return pending[i].Score > pending[j].Score })
 		}
-		for _, h := range loaded {
-			if dd.keep(h) {
-				out = append(out, h)
+		// Keep from the front while nothing still unloaded can outrank it: an unloaded
+		// passage scores at most the last loaded one's fused score.
+		bound := math.Inf(-1)
+		if next < len(hits) {
+			bound = hits[next-1].Score
+		}
+		i := 0
+		for ; i < len(pending) && len(out) < k && pending[i].Score >= bound; i++ {
+			if dd.keep(pending[i]) {
+				out = append(out, pending[i])
 			}
 		}
+		pending = pending[i:]
 	}
 	if w, ok := r.Lexical.(TermWeigher); ok && mode != Vector && len(out) > 0 {
 		off, err := offTopic(ctx, w, query, out)

@@ -53,7 +53,18 @@ type Options struct {
 	Library string
 	// QA is the question file in the eval format.
 	QA string
+	// Subsets are further question files evaluated in every mode at Carrel's own
+	// threshold, their lines marked qa=NAME (e.g. the first twenty dev questions).
+	Subsets []Subset
+	// Quick evaluates the three modes at Carrel's own threshold only: no calibration,
+	// no manual-rule threshold, no cache calibration.
+	Quick bool
+	// Verbose passes -v to eval: each question's outcome on stderr.
+	Verbose bool
 }
+
+// Subset is a question file evaluated apart.
+type Subset struct{ Name, QA string }
 
 // Run ingests the corpus (skipping what a kept library already holds) and prints the
 // evaluation.
@@ -101,23 +112,45 @@ func Run(ctx context.Context, o Options) error {
 	}
 	fmt.Fprintf(os.Stderr, "%s: library %s ingested and embedded by %s in %s\n", o.Name, lib, o.Model, time.Since(ingestBegan).Round(time.Second))
 
-	eval := func(mode, minScore string) error {
-		raw, err := carrelOut("eval", "--json", "--mode", mode, o.QA)
+	evalQA := func(qa, name, mode, minScore string) error {
+		args := []string{"eval", "--json", "--mode", mode, qa}
+		if o.Verbose {
+			args = append(args, "-v")
+		}
+		raw, stderr, err := carrel(args...)
 		if err != nil {
 			return err
+		}
+		if o.Verbose {
+			os.Stderr.Write(stderr)
 		}
 		var r retrieve.EvalResult
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return fmt.Errorf("eval %s: %w", mode, err)
 		}
-		fmt.Printf("eval embed=%s mode=%s min_vector_score=%s n=%d hit@1=%.3f hit@5=%.3f hit@10=%.3f mrr@10=%.3f unanswerable_correct=%.3f\n",
-			o.Model, r.Mode, minScore, r.N, r.Hit1, r.Hit5, r.Hit10, r.MRR10, r.UnanswerableCorrect)
+		set := ""
+		if name != "" {
+			set = " qa=" + name
+		}
+		fmt.Printf("eval embed=%s%s mode=%s min_vector_score=%s n=%d hit@1=%.3f hit@5=%.3f hit@10=%.3f mrr@10=%.3f unanswerable_correct=%.3f unanswerable_n=%d\n",
+			o.Model, set, r.Mode, minScore, r.N, r.Hit1, r.Hit5, r.Hit10, r.MRR10, r.UnanswerableCorrect, r.UnanswerableN)
 		return nil
 	}
+	eval := func(mode, minScore string) error { return evalQA(o.QA, "", mode, minScore) }
 	for _, mode := range []string{"lexical", "vector", "hybrid"} {
 		if err := eval(mode, "default"); err != nil {
 			return err
 		}
+	}
+	for _, sub := range o.Subsets {
+		for _, mode := range []string{"lexical", "vector", "hybrid"} {
+			if err := evalQA(sub.QA, sub.Name, mode, "default"); err != nil {
+				return err
+			}
+		}
+	}
+	if o.Quick {
+		return printThreshold(lib, o.Model)
 	}
 	if err := printThreshold(lib, o.Model); err != nil {
 		return err
