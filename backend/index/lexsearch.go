@@ -570,7 +570,7 @@ func countStats(snap *scorch.IndexSnapshot) (*bsearch.BM25Stats, error) {
 	s.FieldCardinality["*"] = 0
 	// An index emptied by removals lists no fields; bleve refuses a query on a field
 	// without statistics ("field stat for bm25 not present"), where no hits is right.
-	for _, f := range []string{fieldText, fieldTitle, fieldSection, fieldCode, fieldDoc} {
+	for _, f := range []string{fieldText, fieldSection, fieldCode, fieldDoc} { // the fields queries search
 		s.FieldCardinality[f] = 0
 	}
 	segs := snap.Segments()
