@@ -28,6 +28,10 @@ const studyUsage = `usage: carrel study cards [--json] [--model] (--session ID |
                                       a quiz on standard input (a letter or your answer per
                                       question; the source after each); --json prints it only
        carrel study scores [--json] (--deck ID | --session ID | DOC...)   quiz history
+       carrel study summary [--json] [--session ID] DOC
+                                      a summary section by section, each sentence cited (the chat
+                                      model's, grounded in code; with no model, key sentences
+                                      quoted), saved in a study session (a new one without --session)
        carrel study edit ID --front TEXT --back TEXT
        carrel study suspend|unsuspend|delete ID
 DOC is a document id (or the start of one) from carrel search --json or the app.`
@@ -171,6 +175,30 @@ func studyCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 		}
 		_, err = fmt.Fprint(env.Stdout, text)
 		return err
+	case "summary":
+		ids, err := docIDs(ctx, eng, args)
+		if err != nil {
+			return err
+		}
+		if len(ids) != 1 {
+			return usageError{errors.New("study summary: give one document id")}
+		}
+		sum, err := eng.Summarize(ctx, ids[0], *session, func(s engine.SummarySection) error {
+			if *asJSON {
+				return nil
+			}
+			if s.Section != "" {
+				fmt.Fprintf(env.Stdout, "\n## %s\n", s.Section)
+			}
+			_, err := fmt.Fprintf(env.Stdout, "%s\n", s.Text)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		return print(sum, func() {
+			fmt.Fprintf(env.Stdout, "\nSaved in session %s (carrel sessions export %s).\n", sum.SessionID, sum.SessionID)
+		})
 	case "quiz", "scores":
 		id, err := deck()
 		if err != nil {

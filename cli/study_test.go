@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -196,5 +197,84 @@ func TestStudyModelCLI(t *testing.T) {
 	t.Logf("tiny model: %+v", *m)
 	if txt := string(run("study", "cards", "--model", doc)); !strings.Contains(txt, "the model proposed") {
 		t.Errorf("the text form does not say what the model proposed:\n%s", txt)
+	}
+
+	// A summary by the model: its markers, kept or put by the grounding, are valid
+	// passage numbers, and it is saved in a session.
+	var sum struct {
+		Mode     string `json:"mode"`
+		Sections []struct {
+			Text string `json:"text"`
+		} `json:"sections"`
+		Passages  []struct{} `json:"passages"`
+		SessionID string     `json:"session_id"`
+	}
+	if err := json.Unmarshal(run("study", "summary", "--json", doc), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Mode != "model" || len(sum.Sections) == 0 || sum.SessionID == "" {
+		t.Fatalf("model summary: %+v", sum)
+	}
+	for _, s := range sum.Sections {
+		for _, m := range regexp.MustCompile(`\[(\d+)\]`).FindAllStringSubmatch(s.Text, -1) {
+			if n, _ := strconv.Atoi(m[1]); n < 1 || n > len(sum.Passages) {
+				t.Errorf("marker [%d] in %q: the document has %d passages", n, s.Text, len(sum.Passages))
+			}
+		}
+	}
+}
+
+// verifies a summary with no model: each section of Walden's outline gets its key
+// sentences, each quoted verbatim from the passage its marker cites (the marker a valid
+// passage number), and the summary is saved in a new study session that exports it.
+func TestStudySummaryNoModel(t *testing.T) {
+	lib := t.TempDir()
+	flags := []string{"--library", lib, "--ollama-host", "127.0.0.1:9"}
+	run := func(args ...string) []byte { return carrel(t, append(append([]string{}, flags...), args...)...) }
+	doc := ingestResults(t, run("ingest", filepath.Join(testcorpus.Dir(t), "WaldenFull.pdf")))[0].DocID
+	var sum struct {
+		Mode     string `json:"mode"`
+		Sections []struct {
+			Section string `json:"section"`
+			Text    string `json:"text"`
+		} `json:"sections"`
+		Passages []struct {
+			N    int    `json:"n"`
+			Text string `json:"text"`
+		} `json:"passages"`
+		SessionID string `json:"session_id"`
+	}
+	if err := json.Unmarshal(run("study", "summary", "--json", doc), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Mode != "passages" || len(sum.Sections) < 5 || sum.SessionID == "" {
+		t.Fatalf("summary: mode %q, %d sections, session %q", sum.Mode, len(sum.Sections), sum.SessionID)
+	}
+	marker := regexp.MustCompile(`^(.*?) \[(\d+)\]$`)
+	sentences := 0
+	for _, s := range sum.Sections {
+		said := map[string]bool{}
+		for _, part := range regexp.MustCompile(`\] `).Split(s.Text, -1) {
+			if !strings.HasSuffix(part, "]") {
+				part += "]"
+			}
+			m := marker.FindStringSubmatch(part)
+			if m == nil {
+				t.Fatalf("section %q: %q has no marker", s.Section, part)
+			}
+			n, _ := strconv.Atoi(m[2])
+			if n < 1 || n > len(sum.Passages) || !strings.Contains(strings.Join(strings.Fields(sum.Passages[n-1].Text), " "), m[1]) {
+				t.Fatalf("section %q: %q is not quoted from passage %d", s.Section, m[1], n)
+			}
+			if said[m[1]] {
+				t.Errorf("section %q says %q twice", s.Section, m[1])
+			}
+			said[m[1]] = true
+			sentences++
+		}
+	}
+	t.Logf("%d sections, %d sentences quoted", len(sum.Sections), sentences)
+	if md := string(run("sessions", "export", sum.SessionID)); !strings.Contains(md, "Summarise") || !strings.Contains(md, sum.Sections[0].Text[:20]) {
+		t.Fatalf("the session does not export the summary:\n%s", md[:min(len(md), 500)])
 	}
 }

@@ -317,3 +317,25 @@ func addDocumentAs(t *testing.T, lib *library.Library, path, id string) (int, bo
 	}
 	return len(parents), true
 }
+
+// verifies the key sentences of a summary with no model: prose sentences in reading
+// order, none from the contents list, none twice when passages overlap.
+func TestKeySentences(t *testing.T) {
+	parts := strings.Split(notes, "\n## ")
+	ps := []Passage{{Text: parts[1]}, {Text: parts[2]}, {Text: parts[2]}, {Text: parts[4]}}
+	got := KeySentences(ps, 3)
+	if len(got) != 3 {
+		t.Fatalf("%d sentences", len(got))
+	}
+	seen := map[string]bool{}
+	for i, x := range got {
+		s := ps[x.Passage].Text[x.Start:x.End]
+		if x.Passage == 0 || seen[s] || !strings.HasSuffix(s, ".") {
+			t.Errorf("sentence %q from passage %d", s, x.Passage)
+		}
+		seen[s] = true
+		if i > 0 && (x.Passage < got[i-1].Passage || x.Passage == got[i-1].Passage && x.Start < got[i-1].Start) {
+			t.Errorf("not in reading order: %+v", got)
+		}
+	}
+}
