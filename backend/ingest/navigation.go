@@ -8,11 +8,10 @@ import (
 // A navigation passage is one whose bulk only points elsewhere: lines of a table of
 // contents or of an index (titles, or entries ending in page numbers), or extraction
 // debris (OCR noise, stray symbols). Such a passage holds many of a document's title words
-// and no statement about them: retrieval demoted it (Walden's cover-and-contents page was
-// the best passage for three of four questions about the book), and study cards must not
-// be made from it. The helper was backend/retrieve's navigationShare (9f2379c; a later
-// merge dropped it from main); it lives here, below both retrieve and study, so that
-// both use the one copy.
+// and no statement about them: retrieval demotes it (Walden's cover-and-contents page was
+// the best passage for three of four questions about the book) and study makes no cards
+// of it. It lives here, below both backend/retrieve and backend/study (which sit on the
+// same layer and cannot import each other), so that both use the one copy.
 const (
 	// NavigationFrom is the share from which a passage counts as navigation.
 	NavigationFrom = 0.5

@@ -1,138 +1,24 @@
 package retrieve
 
-import (
-	"strings"
-	"unicode"
-)
+import "github.com/carrel-app/carrel/backend/ingest"
 
 // A navigation passage is one whose bulk only points elsewhere: lines of a table of
 // contents or of an index (titles, or entries ending in page numbers), or extraction
-// debris (OCR noise, stray symbols). Such a passage holds many of a document's title words
-// and no statement about them, so it can outrank the passages it points to on words alone
-// (Walden's cover-and-contents page was the best passage for three of four questions about
-// the book). Once the share passes NavigationFrom the passage's score is scaled by the
-// share that is not navigation, what is left of it to answer from: demoted, not dropped,
-// since for "what chapters does it have?" the contents is the answer. (Scaling by 1 - 0.6
-// of the share left Walden's contents page, 70% titles, second for "Why did Thoreau go to
-// the woods?": its BM25 lead on the book's title words was too large.)
-const (
-	NavigationFrom = 0.5
-	// navMinLines is the fewest lines a passage needs for its lines to be judged as a
-	// list; a short passage of headings is just short.
-	navMinLines = 4
-)
-
-// navigationShare returns the share of text's lines that are contents or index entries,
-// or the share of its words that are debris, whichever is larger.
-func navigationShare(text string) float64 {
-	lines := 0
-	nav := 0
-	words, junk := 0, 0
-	for _, line := range strings.Split(text, "\n") {
-		fs := strings.Fields(line)
-		if len(fs) == 0 {
-			continue
-		}
-		lines++
-		if navLine(fs) {
-			nav++
-		}
-		for _, w := range fs {
-			words++
-			if junkWord(w) {
-				junk++
-			}
-		}
-	}
-	share := 0.0
-	if lines >= navMinLines {
-		share = float64(nav) / float64(lines)
-	}
-	if words >= 8 {
-		share = max(share, float64(junk)/float64(words))
-	}
-	return share
-}
-
-// navLine reports whether a line's words read as a contents or index entry: a short
-// title with no sentence punctuation, every longer word capitalised ("Former Inhabitants
-// And Winter Visitors", "CONTENTS"), with or without a page number after it; or any short
-// line that ends in a page number after dot leaders ("Where I Lived ..... 64") or after a
-// comma ("loons, 177, 235"). A table row ("Vertical resolution 3.85") is neither.
-func navLine(fs []string) bool {
-	if len(fs) > 10 {
-		return false
-	}
-	if n := len(fs); n >= 2 {
-		if last := fs[n-1]; isNumber(last) || isRoman(last) {
-			rest := strings.Join(fs[:n-1], " ")
-			if strings.Contains(rest, "..") || strings.Contains(rest, "…") || strings.HasSuffix(rest, ",") {
-				return true
-			}
-			fs = fs[:n-1]
-		}
-	}
-	if strings.ContainsAny(strings.Join(fs, " "), ".!?;:=(){}[]<>\"“”'’/\\*+|&%$#@0123456789") {
-		return false
-	}
-	long := 0
-	for _, w := range fs {
-		r := []rune(w)
-		if len(r) < 4 {
-			continue
-		}
-		long++
-		if !unicode.IsUpper(r[0]) {
-			return false
-		}
-	}
-	return long > 0
-}
-
-func isNumber(s string) bool {
-	if s == "" || len(s) > 4 {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func isRoman(s string) bool {
-	if s == "" || len(s) > 6 {
-		return false
-	}
-	for _, r := range s {
-		if !strings.ContainsRune("ivxlcIVXLC", r) {
-			return false
-		}
-	}
-	return s == strings.ToLower(s) // lower-case roman page numbers (front matter); "I" or "XI" may be words
-}
-
-// junkWord reports whether a word is extraction debris: mostly neither letters nor digits
-// ("~~", "—•—", ".,'"), or a letter run broken by symbols that no word has ("a#c", "T%e").
-func junkWord(w string) bool {
-	alnum, other := 0, 0
-	for _, r := range w {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			alnum++
-		} else {
-			other++
-		}
-	}
-	if alnum == 0 {
-		return other > 0 && !strings.ContainsAny(w, "-–—&") // a dash or ampersand between words is prose
-	}
-	return other > alnum
-}
+// debris (OCR noise, stray symbols); ingest.NavigationShare measures it (one copy, which
+// backend/study uses too to make no flashcards of it). Such a passage holds many of a
+// document's title words and no statement about them, so it can outrank the passages it
+// points to on words alone (Walden's cover-and-contents page was the best passage for
+// three of four questions about the book). Once the share passes NavigationFrom the
+// passage's score is scaled by the share that is not navigation, what is left of it to
+// answer from: demoted, not dropped, since for "what chapters does it have?" the contents
+// is the answer. (Scaling by 1 - 0.6 of the share left Walden's contents page, 70%
+// titles, second for "Why did Thoreau go to the woods?": its BM25 lead on the book's
+// title words was too large.)
+const NavigationFrom = ingest.NavigationFrom
 
 // navigationFactor is what a passage's score is multiplied by (see Navigation).
 func navigationFactor(text string) float64 {
-	if s := navigationShare(text); s >= NavigationFrom {
+	if s := ingest.NavigationShare(text); s >= NavigationFrom {
 		return 1 - s
 	}
 	return 1

@@ -2,9 +2,9 @@ package retrieve
 
 import "testing"
 
-// verifies that contents, index and debris passages are told from prose, code and tables,
-// which must keep their scores.
-func TestNavigationShare(t *testing.T) {
+// verifies that contents, index and debris passages are demoted and prose, code and
+// tables keep their scores (ingest's TestNavigationShare checks the share itself).
+func TestNavigationFactor(t *testing.T) {
 	cases := []struct {
 		name string
 		text string
@@ -20,10 +20,6 @@ func TestNavigationShare(t *testing.T) {
 		{"short headings", "Economy\nReading", false},
 	}
 	for _, c := range cases {
-		got := navigationShare(c.text)
-		if (got >= NavigationFrom) != c.nav {
-			t.Errorf("%s: navigation share %.2f; want navigation %v", c.name, got, c.nav)
-		}
 		if f := navigationFactor(c.text); (f < 1) != c.nav {
 			t.Errorf("%s: factor %.2f; want demoted %v", c.name, f, c.nav)
 		}
