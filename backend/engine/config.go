@@ -2,101 +2,51 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/carrel-app/carrel/backend/envconfig"
 	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/carrel-app/carrel/backend/settings"
 )
 
-// Default models: small enough for a CPU-only laptop, good enough to study with.
+// The library's settings file (backend/settings), by the names the engine's callers use.
+type (
+	Config       = settings.Config
+	AnswerConfig = settings.AnswerConfig
+)
+
+// Defaults and the settings file's name.
 const (
-	DefaultChatModel  = "llama3.2:3b"
-	DefaultEmbedModel = "all-minilm" // why: docs/embedders.md
+	DefaultChatModel      = settings.DefaultChatModel
+	DefaultEmbedModel     = settings.DefaultEmbedModel
+	DefaultOpenAIModel    = settings.DefaultOpenAIModel
+	DefaultAnthropicModel = settings.DefaultAnthropicModel
+	ConfigFile            = settings.ConfigFile
 )
 
-// ConfigFile is the name of the per-library settings file.
-const ConfigFile = "config.json"
-
-// Config is what an Engine needs to know. Zero fields take defaults.
-type Config struct {
-	Dir        string `json:"-"`
-	OllamaHost string `json:"ollama_host,omitempty"` // "" → $OLLAMA_HOST → 127.0.0.1:11434
-	ChatModel  string `json:"chat_model,omitempty"`
-	EmbedModel string `json:"embed_model,omitempty"`
-	// MaxTokens caps the length of an answer.
-	MaxTokens int `json:"max_tokens,omitempty"`
-	// MaxContext caps num_ctx even when the model supports more, to bound memory use.
-	MaxContext int `json:"max_context,omitempty"`
-	// TopK is how many passages an answer is given.
-	TopK int `json:"top_k,omitempty"`
-	// MinVectorScore drops vector matches below this cosine similarity (-1: none). Left
-	// out, it is measured for the embedding model and library (threshold.go).
-	MinVectorScore float64 `json:"min_vector_score,omitempty"`
-	// EmbedBatch is how many chunks go to the embedding model per request.
-	EmbedBatch int `json:"embed_batch,omitempty"`
-	// OllamaStallSeconds is how long Ollama may go silent in an answer or an embedding
-	// request before it is given up as hung (0: llm.DefaultStallTimeout, 5 minutes,
-	// enough for a large model to load from a slow disk).
-	OllamaStallSeconds int `json:"ollama_stall_seconds,omitempty"`
-	// AnswerConfig: provider, cloud models, budget, prices, keep-alive.
-	AnswerConfig
-}
-
-func (c Config) withDefaults() Config {
-	if c.ChatModel == "" {
-		c.ChatModel = DefaultChatModel
-	}
-	if c.EmbedModel == "" {
-		c.EmbedModel = DefaultEmbedModel
-	}
-	if c.MaxTokens <= 0 {
-		c.MaxTokens = 1024
-	}
-	if c.MaxContext <= 0 {
-		c.MaxContext = 8192
-	}
-	if c.TopK <= 0 {
-		c.TopK = 6
-	}
-	if c.EmbedBatch <= 0 {
-		c.EmbedBatch = 32
-	}
-	return c
-}
+// Providers.
+const (
+	ProviderOllama    = settings.ProviderOllama
+	ProviderOpenAI    = settings.ProviderOpenAI
+	ProviderAnthropic = settings.ProviderAnthropic
+)
 
 // LoadConfig reads DIR/config.json if it exists; a missing file gives an empty Config.
-func LoadConfig(dir string) (Config, error) {
-	c := Config{Dir: dir}
-	b, err := os.ReadFile(filepath.Join(dir, ConfigFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return c, nil
-	}
-	if err != nil {
-		return c, fmt.Errorf("read settings: %w", err)
-	}
-	if err := json.Unmarshal(b, &c); err != nil {
-		return c, fmt.Errorf("settings file %s is not valid JSON: %w", filepath.Join(dir, ConfigFile), err)
-	}
-	c.Dir = dir
-	return c, nil
-}
+func LoadConfig(dir string) (Config, error) { return settings.Load(dir) }
 
-// DefaultDir is the library folder used when none is given: $CARREL_LIBRARY, else the
-// one chosen in the app ([RememberedDir]), else [StandardDir].
-func DefaultDir() string {
-	if d := envconfig.Library(); d != "" {
-		return d
-	}
-	if d := RememberedDir(); d != "" {
-		return d
-	}
-	return StandardDir()
-}
+// SaveConfig writes c as DIR/config.json (see settings.Save).
+func SaveConfig(dir string, c Config) error { return settings.Save(dir, c) }
+
+// DefaultDir is the library folder used when none is given (see settings.DefaultDir).
+func DefaultDir() string { return settings.DefaultDir() }
+
+// RememberedDir is the library folder chosen in the app, or "".
+func RememberedDir() string { return settings.RememberedDir() }
+
+// RememberDir keeps dir as the library folder to open next ("" forgets the choice).
+func RememberDir(dir string) error { return settings.RememberDir(dir) }
+
+// StandardDir is the library folder used when none was chosen.
+func StandardDir() string { return settings.StandardDir() }
 
 // Config returns the engine's effective configuration.
 func (e *Engine) Config() Config {
@@ -107,28 +57,6 @@ func (e *Engine) Config() Config {
 
 // Ollama is the engine's Ollama client (for listing and pulling models).
 func (e *Engine) Ollama() *llm.Ollama { return e.ollama }
-
-// SaveConfig writes c as DIR/config.json (beside the old file, then renamed). Zero fields
-// are left out, so defaults stay defaults.
-func SaveConfig(dir string, c Config) error {
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("save settings: %w", err)
-	}
-	path := filepath.Join(dir, ConfigFile)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("save settings: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("save settings: %w", err)
-	}
-	return nil
-}
 
 // SetModels switches the chat and embedding models ("" leaves one as it is), saves them
 // in the library's config.json and forgets the cached status. A new embedding model

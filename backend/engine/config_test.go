@@ -44,14 +44,3 @@ func TestSetModelsSavesAndSwitches(t *testing.T) {
 		t.Fatalf("saved after chat only: %+v", saved)
 	}
 }
-
-func TestSaveConfigInNewFolder(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "a", "b")
-	if err := SaveConfig(dir, Config{ChatModel: "x"}); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, ConfigFile))
-	if err != nil || string(b) != "{\n  \"chat_model\": \"x\"\n}\n" {
-		t.Fatalf("file %q %v", b, err)
-	}
-}

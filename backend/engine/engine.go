@@ -61,7 +61,7 @@ type Engine struct {
 // Open opens the library in cfg.Dir, creating it if needed, and finishes or rolls back
 // work a crash interrupted.
 func Open(cfg Config) (*Engine, error) {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	if err := checkDatabaseKept(cfg.Dir); err != nil {
 		return nil, err
 	}

@@ -34,6 +34,7 @@ var layers = map[string]int{
 	"backend/memory":         5,
 	"backend/cache":          5, // when two questions are the same
 	"backend/watch":          5, // keeping the library in step with watched folders
+	"backend/settings":       5, // a library's config.json and the library folder chosen
 	"backend/study":          5, // flashcards: made from passages, kept in decks, reviewed
 	"backend/ingest":         6, // reading sources
 	"backend/llm":            6, // model providers
