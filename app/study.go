@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/study"
 )
@@ -109,4 +110,19 @@ func (a *App) QuizScores(deckID string) ([]library.QuizScore, error) {
 func (a *App) StudyStats() ([]library.DeckStats, error) {
 	defer a.ws.Enter()()
 	return a.eng().StudyStats(a.ctx())
+}
+
+// Summarize summarises a document section by section, every sentence cited (the chat
+// model's, grounded in code; with no model its key sentences quoted), and saves it in a
+// study session (a new one when sessionID is ""), which the frontend then opens.
+func (a *App) Summarize(docID, sessionID string) (engine.Summary, error) {
+	defer a.ws.Enter()()
+	sum, err := a.eng().Summarize(a.ctx(), docID, sessionID, nil)
+	if err != nil {
+		return engine.Summary{}, err
+	}
+	if s, err := a.eng().Library().Session(a.ctx(), sum.SessionID); err == nil {
+		a.emit.Emit(EventSessionChanged, s)
+	}
+	return *sum, nil
 }

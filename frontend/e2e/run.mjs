@@ -17,7 +17,7 @@ import { rereadFlow } from './reread.mjs';
 import { cacheFlow } from './cache.mjs';
 import { firstHourFlow } from './first-hour.mjs';
 import { otherOriginFlow } from './origin.mjs';
-import { studyFlow, studyModelFlow } from './study.mjs';
+import { studyFlow, studyModelFlow, studySummaryFlow } from './study.mjs';
 
 const QUESTION = 'What happens on a delicious evening by the pond, when the bullfrogs trump?';
 
@@ -276,6 +276,19 @@ const tests = [
       const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
       try {
         return await ctx.inBrowser((page) => studyFlow({ page, url: carrel.url, pdf: ctx.pdf }), carrel);
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'study-summary',
+    title: 'no model: Summarise a PDF into a new session of its key sentences, each cited; a marker opens its page highlighted',
+    async run(ctx) {
+      const port = await closedPort();
+      const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
+      try {
+        return await ctx.inBrowser((page) => studySummaryFlow({ page, url: carrel.url, pdf: ctx.pdf }), carrel);
       } finally {
         await carrel.stop();
       }

@@ -4,7 +4,7 @@
 // its score kept, the stats view's study record, and a card edited and suspended.
 
 import { assert, screenshot } from './harness.mjs';
-import { uploadAndWaitReady } from './flows.mjs';
+import { openCitationAndCheckViewer, uploadAndWaitReady } from './flows.mjs';
 
 const squash = (s) => (s ?? '').replace(/\s+/g, ' ').trim();
 
@@ -162,4 +162,24 @@ export async function studyModelFlow({ page, url, pdf }) {
   assert(Number(m[3]) <= Number(m[1]), `no more new cards than proposed (${text})`);
   await screenshot(page, 'study-model-1-toast');
   return { toast: text };
+}
+
+// A summary with no model: "Summarise" on a document opens a new study session whose
+// answer is the document's key sentences, each with its marker; the marker opens the
+// page with the passage highlighted, as an answer's citation does.
+export async function studySummaryFlow({ page, url, pdf }) {
+  await page.goto(url);
+  await page.locator('[data-testid=mode-badge]').waitFor({ timeout: 30_000 });
+  const doc = await uploadAndWaitReady(page, pdf);
+  await doc.hover();
+  await doc.locator('[data-testid=document-summarize]').click();
+  const answer = page.locator('[data-testid=turn]', { hasText: /Summarise/ }).locator('[data-testid=answer]');
+  await answer.waitFor({ timeout: 60_000 });
+  const text = squash(await answer.textContent());
+  assert(text.length > 40, `the summary is shown (${text})`);
+  const markers = await answer.locator('[data-testid=answer-body] button.cite').count();
+  assert(markers >= 1, `its sentences carry citation markers (${markers})`);
+  await screenshot(page, 'study-summary-1');
+  const viewer = await openCitationAndCheckViewer(page, answer, 'study-summary-2', undefined, { pdf });
+  return { markers, ...viewer };
 }

@@ -79,6 +79,7 @@ interface WailsApp {
   RecordQuiz?(deckID: string, questions: number, correct: number): Promise<unknown>;
   QuizScores?(deckID: string): Promise<unknown>;
   StudyStats?(): Promise<unknown>;
+  Summarize?(docID: string, sessionID: string): Promise<unknown>;
 }
 
 /** The part of the Wails v2.9 JS runtime we use (wrapper/runtime.d.ts). */
@@ -267,6 +268,11 @@ export const quizScores = async (deckID: string): Promise<QuizScore[]> => {
 export const studyStats = async (): Promise<DeckStats[]> => {
   const v = await call('StudyStats');
   return Array.isArray(v) ? v.map(study.deckStats) : [];
+};
+/** Summarises a document into a study session; returns the session's id and how many sections. */
+export const summarize = async (docID: string, sessionID = ''): Promise<{ session_id: string; sections: number }> => {
+  const v = (await call('Summarize', docID, sessionID)) as Record<string, unknown> | null;
+  return { session_id: typeof v?.session_id === 'string' ? v.session_id : '', sections: Array.isArray(v?.sections) ? v.sections.length : 0 };
 };
 export const exportDeck = async (deckID: string, format: 'anki' | 'csv' | 'md'): Promise<string> => String((await call('ExportDeck', deckID, format)) ?? '');
 

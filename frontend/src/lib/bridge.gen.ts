@@ -60,6 +60,7 @@ export interface Bridge {
   Status(): Promise<Status>;
   StudyDecks(): Promise<Deck[]>;
   StudyStats(): Promise<DeckStats[]>;
+  Summarize(docID: string, sessionID: string): Promise<Summary>;
   SuspendCard(cardID: number, suspended: boolean): Promise<void>;
   UnwatchFolder(dir: string): Promise<void>;
   WatchFolder(dir: string): Promise<WatchedFolder>;
@@ -123,6 +124,7 @@ export const BRIDGE_METHODS = [
   "Status",
   "StudyDecks",
   "StudyStats",
+  "Summarize",
   "SuspendCard",
   "UnwatchFolder",
   "WatchFolder",
@@ -440,6 +442,17 @@ export type DeckStats = {
   last_of: number;
 };
 
+/** github.com/carrel-app/carrel/backend/engine.Summary */
+export type Summary = {
+  doc_id: string;
+  title: string;
+  mode: AnswerMode;
+  sections: SummarySection[];
+  passages: Passage[];
+  session_id: string;
+  message_id: number;
+};
+
 /** github.com/carrel-app/carrel/app.AnswerStart */
 export type AnswerStart = {
   askID: string;
@@ -670,6 +683,16 @@ export type DayCount = {
   again: number;
 };
 
+/** github.com/carrel-app/carrel/backend/library.AnswerMode */
+export type AnswerMode = "model" | "passages" | "not_found";
+
+/** github.com/carrel-app/carrel/backend/engine.SummarySection */
+export type SummarySection = {
+  section: string;
+  text: string;
+  claims: Claim[];
+};
+
 /** github.com/carrel-app/carrel/backend/chat.Passage */
 export type Passage = {
   n: number;
@@ -694,9 +717,6 @@ export type Usage = {
   duration_ms: number;
   tokens_per_sec: number;
 };
-
-/** github.com/carrel-app/carrel/backend/library.AnswerMode */
-export type AnswerMode = "model" | "passages" | "not_found";
 
 /** github.com/carrel-app/carrel/backend/chat.Claim */
 export type Claim = {

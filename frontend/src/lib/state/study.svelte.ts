@@ -13,6 +13,8 @@ export class StudyState {
   cards = $state<Record<string, number>>({});
   /** The document whose cards are being made, or ''. */
   making = $state('');
+  /** The document being summarised, or ''. */
+  summarizing = $state('');
   /** The review screen is open. */
   open = $state(false);
   title = $state('');
@@ -81,6 +83,22 @@ export class StudyState {
       this.toasts.show(`Could not make cards: ${e instanceof Error ? e.message : String(e)}`, 'error');
     } finally {
       this.making = '';
+    }
+  };
+
+  /** Summarises a document into a new study session and returns the session's id ('' on failure). */
+  summarize = async (docID: string, title: string): Promise<string> => {
+    if (this.summarizing) return '';
+    this.summarizing = docID;
+    try {
+      const r = await api.summarize(docID, '');
+      if (r.sections === 0) this.toasts.show(`Nothing to summarise in ${title}`);
+      return r.session_id;
+    } catch (e) {
+      this.toasts.show(`Could not summarise ${title}: ${e instanceof Error ? e.message : String(e)}`, 'error');
+      return '';
+    } finally {
+      this.summarizing = '';
     }
   };
 
