@@ -79,7 +79,7 @@ const pathIDPrefix = "path:"
 
 // AnswerStart opens an answer: the passages it is given, before any token.
 type AnswerStart struct {
-	AskID     string         `json:"askID"`
+	AskID     string         `json:"ask_id"`
 	Question  string         `json:"question"`
 	Citations []chat.Passage `json:"citations"`
 	// SessionID is the study session the answer is saved in.
@@ -88,13 +88,13 @@ type AnswerStart struct {
 
 // AnswerToken is the next piece of an answer's text.
 type AnswerToken struct {
-	AskID string `json:"askID"`
+	AskID string `json:"ask_id"`
 	Text  string `json:"text"`
 }
 
 // AnswerDone closes an answer.
 type AnswerDone struct {
-	AskID      string             `json:"askID"`
+	AskID      string             `json:"ask_id"`
 	Answer     string             `json:"answer"`
 	Citations  []chat.Passage     `json:"citations"`
 	Usage      chat.Usage         `json:"usage"`
@@ -117,7 +117,7 @@ type AnswerDone struct {
 
 // AnswerError ends an answer that failed or was stopped.
 type AnswerError struct {
-	AskID string `json:"askID"`
+	AskID string `json:"ask_id"`
 	// Message says why ("stopped" when the user stopped it).
 	Message string `json:"message"`
 	// Partial is the text that arrived before.

@@ -150,7 +150,7 @@ func TestBrowserBridge(t *testing.T) {
 		case ev := <-evs:
 			var m map[string]any
 			json.Unmarshal(ev.data, &m)
-			if m["askID"] != nil && m["askID"] != askID {
+			if m["ask_id"] != nil && m["ask_id"] != askID {
 				continue
 			}
 			switch ev.name {

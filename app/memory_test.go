@@ -59,10 +59,10 @@ func TestCacheAndMemoryBridge(t *testing.T) {
 				if ev.name == EventMemoryChanged {
 					learnt = true
 				}
-				if m["askID"] == askID && ev.name == EventAnswerError {
+				if m["ask_id"] == askID && ev.name == EventAnswerError {
 					t.Fatalf("%s %q: %v", method, question, m)
 				}
-				if m["askID"] == askID && ev.name == EventAnswerDone {
+				if m["ask_id"] == askID && ev.name == EventAnswerDone {
 					return m, learnt
 				}
 			case <-deadline:

@@ -40,7 +40,7 @@ func (a *App) StartOllama() (Models, error) {
 
 // PullEvent is one model:pull event.
 type PullEvent struct {
-	PullID    string `json:"pullID"`
+	PullID    string `json:"pull_id"`
 	Model     string `json:"model"`
 	Status    string `json:"status"`
 	Digest    string `json:"digest"`

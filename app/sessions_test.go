@@ -30,10 +30,10 @@ func waitAnswer(t *testing.T, evs <-chan sse, askID string) (Event, map[string]a
 			if ev.name == EventSessionChanged {
 				changed = append(changed, m)
 			}
-			if ev.name == EventAnswerStart && m["askID"] == askID && m["session_id"] == "" {
+			if ev.name == EventAnswerStart && m["ask_id"] == askID && m["session_id"] == "" {
 				t.Fatalf("answer:start without a session id: %v", m)
 			}
-			if m["askID"] != askID {
+			if m["ask_id"] != askID {
 				continue
 			}
 			if ev.name == EventAnswerDone || ev.name == EventAnswerError {

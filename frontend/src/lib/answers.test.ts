@@ -5,18 +5,18 @@ import type { AnswerEvent } from './types';
 
 const start = (askID: string): AnswerEvent => ({
   name: 'answer:start',
-  data: parse.answerStart({ askID, question: 'q', mode: 'full', citations: [{ n: 1, doc_id: 'd', doc_title: 'D', page: 2, text: 'p' }] }),
+  data: parse.answerStart({ ask_id: askID, question: 'q', mode: 'full', citations: [{ n: 1, doc_id: 'd', doc_title: 'D', page: 2, text: 'p' }] }),
 });
-const token = (askID: string, text: string): AnswerEvent => ({ name: 'answer:token', data: { askID, text } });
+const token = (askID: string, text: string): AnswerEvent => ({ name: 'answer:token', data: { ask_id: askID, text } });
 const done = (askID: string, answer: string, over: Record<string, unknown> = {}): AnswerEvent => ({
   name: 'answer:done',
-  data: parse.answerDone({ askID, answer, citations: null, usage: { prompt_tokens: 10, completion_tokens: 3 }, model: 'tiny', mode: 'full', ...over }),
+  data: parse.answerDone({ ask_id: askID, answer, citations: null, usage: { prompt_tokens: 10, completion_tokens: 3 }, model: 'tiny', mode: 'full', ...over }),
 });
-const error = (askID: string, message: string, partial: string): AnswerEvent => ({ name: 'answer:error', data: { askID, message, partial } });
+const error = (askID: string, message: string, partial: string): AnswerEvent => ({ name: 'answer:error', data: { ask_id: askID, message, partial } });
 
 function run(events: AnswerEvent[]) {
   const t = newTurn('q', []);
-  t.askID = 'a1';
+  t.ask_id = 'a1';
   t.state = 'waiting';
   const states: string[] = [];
   for (const e of events) {
@@ -52,7 +52,7 @@ describe('answer events', () => {
 
   it('ignores tokens and the cancellation error after Stop', () => {
     const t = newTurn('q', []);
-    t.askID = 'a1';
+    t.ask_id = 'a1';
     applyAnswerEvent(t, token('a1', 'abc'));
     t.state = 'stopped';
     applyAnswerEvent(t, token('a1', 'def'));
@@ -63,7 +63,7 @@ describe('answer events', () => {
   });
 
   it('does not read a missing mode on answer:start as no-model', () => {
-    const ev: AnswerEvent = { name: 'answer:start', data: parse.answerStart({ askID: 'a1', question: 'q', citations: [] }) };
+    const ev: AnswerEvent = { name: 'answer:start', data: parse.answerStart({ ask_id: 'a1', question: 'q', citations: [] }) };
     const { t } = run([ev, token('a1', 'x')]);
     expect(t.mode).toBe('');
     expect(t.state).toBe('streaming');
@@ -107,7 +107,7 @@ describe('session answer fields', () => {
   it('keeps a budget warning and the model to download', () => {
     const { t } = run([start('a1'), done('a1', 'A', { warning: '82% of the budget is spent' })]);
     expect(t.warning).toBe('82% of the budget is spent');
-    const e = run([start('a1'), { name: 'answer:error', data: parse.answerError({ askID: 'a1', message: 'model not found', pull: 'llama3.2:3b' }) }]);
+    const e = run([start('a1'), { name: 'answer:error', data: parse.answerError({ ask_id: 'a1', message: 'model not found', pull: 'llama3.2:3b' }) }]);
     expect(e.t.state).toBe('error');
     expect(e.t.pull).toBe('llama3.2:3b');
   });

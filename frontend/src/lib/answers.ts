@@ -18,7 +18,7 @@ export type Turn = {
   id: string;
   question: string;
   scope: string[];
-  askID: string;
+  ask_id: string;
   state: TurnState;
   text: string;
   tokens: number;
@@ -44,7 +44,7 @@ export function newTurn(question: string, scope: string[]): Turn {
     id: `t${Date.now().toString(36)}${(seq++).toString(36)}`,
     question,
     scope,
-    askID: '',
+    ask_id: '',
     state: 'sending',
     text: '',
     tokens: 0,
@@ -108,7 +108,7 @@ export class AskBuffer {
   constructor(private maxAsks = 32) {}
 
   push(ev: AnswerEvent): void {
-    const id = ev.data.askID;
+    const id = ev.data.ask_id;
     let list = this.events.get(id);
     if (!list) {
       if (this.events.size >= this.maxAsks) this.events.delete(this.events.keys().next().value!);
@@ -145,7 +145,7 @@ export function turnToMarkdown(t: Turn): string {
 /** A saved exchange (GetSession) as a finished turn. */
 export function turnFromMessage(m: Message, scope: string[]): Turn {
   const t = newTurn(m.question, [...scope]);
-  t.askID = `saved-${m.id}`;
+  t.ask_id = `saved-${m.id}`;
   t.text = m.answer;
   t.citations = m.citations.map(({ n, doc_id, doc_title, doc_path, page, page_end, text }) => ({ n, doc_id, doc_title, doc_path, page, page_end, text }));
   t.claims = m.claims ?? [];

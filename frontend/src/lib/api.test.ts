@@ -91,7 +91,7 @@ describe('HTTP transport', () => {
     expect(FakeEventSource.instances).toHaveLength(1);
     const es = FakeEventSource.instances[0];
     expect(es.url).toBe('api/events');
-    es.emit('answer:token', JSON.stringify({ askID: 'a', text: 'Hel' }));
+    es.emit('answer:token', JSON.stringify({ ask_id: 'a', text: 'Hel' }));
     es.emit('answer:token', 'not json');
     es.emit('library:changed', JSON.stringify({ id: 'd', status: 'removed' }));
     expect(seen).toEqual(['Hel', 'd:removed']);
@@ -109,7 +109,7 @@ describe('HTTP transport', () => {
     await expect(api.pullModel('x')).rejects.toThrow(/no download id/);
     const seen: number[] = [];
     const off = api.on('model:pull', (d) => seen.push(d.completed));
-    FakeEventSource.instances[0].emit('model:pull', JSON.stringify({ pullID: 'pull-7', digest: 'sha256:a', total: 10, completed: 4 }));
+    FakeEventSource.instances[0].emit('model:pull', JSON.stringify({ pull_id: 'pull-7', digest: 'sha256:a', total: 10, completed: 4 }));
     expect(seen).toEqual([4]);
     off();
   });
@@ -256,7 +256,7 @@ describe('Wails transport', () => {
     const off1 = api.on('answer:token', (d) => got.push(d.text));
     const off2 = api.on('answer:token', (d) => got.push(d.text.toUpperCase()));
     expect(window.runtime!.EventsOn).toHaveBeenCalledTimes(1);
-    w.handlers.get('answer:token')!({ askID: 'a', text: 'ok' });
+    w.handlers.get('answer:token')!({ ask_id: 'a', text: 'ok' });
     expect(got).toEqual(['ok', 'OK']);
     off1();
     expect(w.off).not.toHaveBeenCalled();

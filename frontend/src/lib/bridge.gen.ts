@@ -455,7 +455,7 @@ export type Summary = {
 
 /** github.com/carrel-app/carrel/app.AnswerStart */
 export type AnswerStart = {
-  askID: string;
+  ask_id: string;
   question: string;
   citations: Passage[];
   session_id: string;
@@ -463,13 +463,13 @@ export type AnswerStart = {
 
 /** github.com/carrel-app/carrel/app.AnswerToken */
 export type AnswerToken = {
-  askID: string;
+  ask_id: string;
   text: string;
 };
 
 /** github.com/carrel-app/carrel/app.AnswerDone */
 export type AnswerDone = {
-  askID: string;
+  ask_id: string;
   answer: string;
   citations: Passage[];
   usage: Usage;
@@ -490,7 +490,7 @@ export type AnswerDone = {
 
 /** github.com/carrel-app/carrel/app.AnswerError */
 export type AnswerError = {
-  askID: string;
+  ask_id: string;
   message: string;
   partial: string;
   pull?: string;
@@ -508,7 +508,7 @@ export type SessionDeleted = {
 
 /** github.com/carrel-app/carrel/app.PullEvent */
 export type PullEvent = {
-  pullID: string;
+  pull_id: string;
   model: string;
   status: string;
   digest: string;

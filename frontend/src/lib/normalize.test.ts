@@ -6,8 +6,8 @@ describe('claims at the boundary', () => {
     const raw = [{ start: 0, end: 12, supported: true, spans: [{ n: 1, start: 3, end: 9, quote: 'frogs' }, { n: 0 }] }, { start: 5, end: 5 }, null];
     const want = [{ start: 0, end: 12, supported: true, spans: [{ n: 1, start: 3, end: 9, quote: 'frogs' }] }];
     expect(claims(raw)).toEqual(want);
-    expect(answerDone({ askID: 'a', claims: raw }).claims).toEqual(want);
+    expect(answerDone({ ask_id: 'a', claims: raw }).claims).toEqual(want);
     expect(message({ id: 1, claims: raw }).claims).toEqual(want);
-    expect(answerDone({ askID: 'a' }).claims).toEqual([]);
+    expect(answerDone({ ask_id: 'a' }).claims).toEqual([]);
   });
 });

@@ -147,7 +147,7 @@ function usage(v: unknown): Usage {
 export function answerStart(v: unknown): AnswerStart {
   const o = obj(v);
   return {
-    askID: str(o.askID),
+    ask_id: str(o.ask_id),
     question: str(o.question),
     citations: citations(o.citations),
     mode: answerMode(o.mode),
@@ -157,13 +157,13 @@ export function answerStart(v: unknown): AnswerStart {
 
 export function answerToken(v: unknown): AnswerToken {
   const o = obj(v);
-  return { askID: str(o.askID), text: str(o.text) };
+  return { ask_id: str(o.ask_id), text: str(o.text) };
 }
 
 export function answerDone(v: unknown): AnswerDone {
   const o = obj(v);
   return {
-    askID: str(o.askID),
+    ask_id: str(o.ask_id),
     answer: str(o.answer),
     citations: citations(o.citations),
     usage: usage(o.usage),
@@ -195,7 +195,7 @@ export function claims(v: unknown): Claim[] {
 
 export function answerError(v: unknown): AnswerError {
   const o = obj(v);
-  return { askID: str(o.askID), message: str(o.message), partial: str(o.partial), session_id: str(o.session_id), pull: str(o.pull) };
+  return { ask_id: str(o.ask_id), message: str(o.message), partial: str(o.partial), session_id: str(o.session_id), pull: str(o.pull) };
 }
 
 export const addResult = (v: unknown) => ({ queued: num(obj(v).queued) });
@@ -242,7 +242,7 @@ export function models(v: unknown): Models {
 export function pullEvent(v: unknown): PullEvent {
   const o = obj(v);
   return {
-    pullID: str(o.pullID),
+    pull_id: str(o.pull_id),
     model: str(o.model),
     status: str(o.status),
     digest: str(o.digest),

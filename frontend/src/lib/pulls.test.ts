@@ -3,7 +3,7 @@ import { applyPullEvent, formatBytes, isRunning, newPull, pullFraction, pullText
 import { pullEvent } from './normalize';
 import type { PullEvent } from './types';
 
-const ev = (o: Partial<PullEvent>): PullEvent => pullEvent({ pullID: 'p1', model: 'm', ...o });
+const ev = (o: Partial<PullEvent>): PullEvent => pullEvent({ pull_id: 'p1', model: 'm', ...o });
 
 describe('pull progress', () => {
   it('follows each layer and sums them', () => {
@@ -75,6 +75,6 @@ describe('helpers', () => {
     expect(sameModel('', '')).toBe(false);
   });
   it('parses untrusted events with defaults', () => {
-    expect(pullEvent(null)).toEqual({ pullID: '', model: '', status: '', digest: '', total: 0, completed: 0, done: false, error: '' });
+    expect(pullEvent(null)).toEqual({ pull_id: '', model: '', status: '', digest: '', total: 0, completed: 0, done: false, error: '' });
   });
 });

@@ -35,10 +35,10 @@ describe('a turn from the cache', () => {
     const { applyAnswerEvent, newTurn, turnFromMessage } = await import('./answers');
     const { answerDone, message } = await import('./normalize');
     const t = newTurn('Why?', []);
-    applyAnswerEvent(t, { name: 'answer:done', data: answerDone({ askID: 'a', answer: 'x', cached_from: { session_title: 'S', match: 'meaning', similarity: 1 } }) });
+    applyAnswerEvent(t, { name: 'answer:done', data: answerDone({ ask_id: 'a', answer: 'x', cached_from: { session_title: 'S', match: 'meaning', similarity: 1 } }) });
     expect(t.cached?.session_title).toBe('S');
     const fresh = newTurn('Why?', []);
-    applyAnswerEvent(fresh, { name: 'answer:done', data: answerDone({ askID: 'b', answer: 'y' }) });
+    applyAnswerEvent(fresh, { name: 'answer:done', data: answerDone({ ask_id: 'b', answer: 'y' }) });
     expect(fresh.cached).toBeNull();
     const saved = turnFromMessage(message({ id: 3, answer: 'x', cached: { session_id: 's1', question: 'Why did Thoreau go?' } }), []);
     expect(saved.cached?.question).toBe('Why did Thoreau go?');

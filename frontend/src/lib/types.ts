@@ -80,10 +80,10 @@ export type Claim = {
 
 export type Usage = { prompt_tokens: number; completion_tokens: number; cost_usd: number };
 
-export type AnswerStart = { askID: string; question: string; citations: Citation[]; mode: Mode | ''; session_id?: string };
-export type AnswerToken = { askID: string; text: string };
+export type AnswerStart = { ask_id: string; question: string; citations: Citation[]; mode: Mode | ''; session_id?: string };
+export type AnswerToken = { ask_id: string; text: string };
 export type AnswerDone = {
-  askID: string;
+  ask_id: string;
   answer: string;
   citations: Citation[];
   usage: Usage;
@@ -100,7 +100,7 @@ export type AnswerDone = {
   cached_from?: CachedFrom | null;
 };
 export type AnswerError = {
-  askID: string;
+  ask_id: string;
   message: string;
   partial: string;
   session_id?: string;
@@ -213,7 +213,7 @@ export type Models = {
 
 /** One `model:pull` event: progress of one layer, or (done) the end of the pull. */
 export type PullEvent = {
-  pullID: string;
+  pull_id: string;
   model: string;
   status: string;
   digest: string;

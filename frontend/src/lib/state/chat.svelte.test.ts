@@ -34,14 +34,14 @@ describe('ChatState', () => {
   it('replays events that arrived before Ask() returned the id', async () => {
     const p = chat.ask('why?', []);
     expect(chat.turns[0].state).toBe('sending');
-    emit('answer:start', { askID: 'a1', question: 'why?', citations: [], mode: 'full' });
-    emit('answer:token', { askID: 'a1', text: 'Be' });
-    emit('answer:token', { askID: 'other', text: 'not ours' });
+    emit('answer:start', { ask_id: 'a1', question: 'why?', citations: [], mode: 'full' });
+    emit('answer:token', { ask_id: 'a1', text: 'Be' });
+    emit('answer:token', { ask_id: 'other', text: 'not ours' });
     resolveAsk('a1');
     await p;
     expect(chat.turns[0].state).toBe('streaming');
     expect(chat.turns[0].text).toBe('Be');
-    emit('answer:token', { askID: 'a1', text: 'cause' });
+    emit('answer:token', { ask_id: 'a1', text: 'cause' });
     expect(chat.turns[0].text).toBe('Because');
     expect(chat.busy).toBe(true);
   });
@@ -50,10 +50,10 @@ describe('ChatState', () => {
     const p = chat.ask('q', ['d1']);
     resolveAsk('a2');
     await p;
-    emit('answer:token', { askID: 'a2', text: 'partial' });
+    emit('answer:token', { ask_id: 'a2', text: 'partial' });
     await chat.stop();
     expect(cancel).toHaveBeenCalledWith('a2');
-    emit('answer:error', { askID: 'a2', message: 'stopped', partial: 'partial' });
+    emit('answer:error', { ask_id: 'a2', message: 'stopped', partial: 'partial' });
     expect(chat.turns[0]).toMatchObject({ state: 'stopped', text: 'partial', error: '' });
     expect(chat.busy).toBe(false);
   });
@@ -79,7 +79,7 @@ describe('ChatState', () => {
     const p = chat.ask('q', []);
     resolveAsk('a3');
     await p;
-    emit('answer:token', { askID: 'a3', text: 'half' });
+    emit('answer:token', { ask_id: 'a3', text: 'half' });
     chat.interrupt('lost');
     expect(chat.turns[0]).toMatchObject({ state: 'error', error: 'lost', text: 'half' });
     await tick();
@@ -95,13 +95,13 @@ describe('ChatState sessions', () => {
     const p = chat.ask('first?', []);
     resolveAsk('s-a1');
     await p;
-    emit('answer:done', { askID: 's-a1', answer: 'A', citations: [], usage: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, model: 'm', mode: 'full', note: '', session_id: 'sess-1' });
+    emit('answer:done', { ask_id: 's-a1', answer: 'A', citations: [], usage: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, model: 'm', mode: 'full', note: '', session_id: 'sess-1' });
     expect(chat.sessionID).toBe('sess-1');
     const p2 = chat.ask('second?', []);
     resolveAsk('s-a2');
     await p2;
     expect(asked).toEqual(['', 'sess-1']);
-    emit('answer:done', { askID: 's-a2', answer: 'B', citations: [], usage: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, model: 'm', mode: 'full', note: '', session_id: 'sess-1' });
+    emit('answer:done', { ask_id: 's-a2', answer: 'B', citations: [], usage: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, model: 'm', mode: 'full', note: '', session_id: 'sess-1' });
     chat.clear();
     expect(chat.sessionID).toBe('');
     expect(chat.turns).toHaveLength(0);

@@ -27,7 +27,7 @@ export class ChatState {
   }
 
   #apply(ev: AnswerEvent) {
-    const t = this.turns.find((t) => t.askID && t.askID === ev.data.askID);
+    const t = this.turns.find((t) => t.ask_id && t.ask_id === ev.data.ask_id);
     if (t) {
       applyAnswerEvent(t, ev);
       // A new session gets its id when its first answer is saved.
@@ -48,7 +48,7 @@ export class ChatState {
   async #start(t: Turn, fresh = false) {
     try {
       const askID = fresh ? await api.askFresh(this.sessionID, t.question, t.scope) : await api.askInSession(this.sessionID, t.question, t.scope);
-      t.askID = askID;
+      t.ask_id = askID;
       if (t.state === 'stopped') {
         // Stop was pressed before the id was known.
         void api.cancel(askID).catch(() => {});
@@ -67,9 +67,9 @@ export class ChatState {
     const t = this.active;
     if (!t) return;
     t.state = 'stopped';
-    if (!t.askID) return; // Ask() still in flight; its events will be ignored
+    if (!t.ask_id) return; // Ask() still in flight; its events will be ignored
     try {
-      await api.cancel(t.askID);
+      await api.cancel(t.ask_id);
     } catch {
       // Already finished: nothing to stop.
     }

@@ -33,11 +33,11 @@ export class ModelsState {
   }
 
   #apply(ev: PullEvent) {
-    const p = this.pulls.find((x) => x.id && x.id === ev.pullID);
+    const p = this.pulls.find((x) => x.id && x.id === ev.pull_id);
     if (!p) {
-      const list = this.#early.get(ev.pullID) ?? [];
+      const list = this.#early.get(ev.pull_id) ?? [];
       list.push(ev);
-      this.#early.set(ev.pullID, list);
+      this.#early.set(ev.pull_id, list);
       return;
     }
     const was = p.state;
