@@ -181,5 +181,19 @@ export async function studySummaryFlow({ page, url, pdf }) {
   assert(markers >= 1, `its sentences carry citation markers (${markers})`);
   await screenshot(page, 'study-summary-1');
   const viewer = await openCitationAndCheckViewer(page, answer, 'study-summary-2', undefined, { pdf });
-  return { markers, ...viewer };
+
+  // The summary's session has flashcards of its documents: made and reviewed from the
+  // sessions list.
+  await page.click('[data-testid=tab-sessions]');
+  const session = page.locator('[data-testid=session]', { hasText: 'Summary' }).first();
+  await session.waitFor({ timeout: 10_000 });
+  await session.hover();
+  await session.locator('[data-testid=session-cards]').click();
+  await page.locator('[data-testid=study-review]').waitFor({ state: 'visible', timeout: 30_000 });
+  const progress = squash(await page.textContent('[data-testid=study-progress]'));
+  assert(/0 reviewed · [1-9]\d* left/.test(progress), `the session's cards are due for review (${progress})`);
+  await page.keyboard.press('Space');
+  assert(squash(await page.locator('[data-testid=study-back]').textContent()).length > 0, 'a session card shows its answer');
+  await screenshot(page, 'study-summary-3-session-cards');
+  return { markers, ...viewer, sessionCards: progress };
 }

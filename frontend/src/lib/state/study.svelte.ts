@@ -103,11 +103,26 @@ export class StudyState {
   };
 
   /** Opens the review screen on a document's due cards. */
-  review = async (docID: string, title: string): Promise<void> => {
+  review = (docID: string, title: string): Promise<void> => this.reviewDeck(docDeckID(docID), title);
+
+  /** Makes the cards of a study session's documents (no model) and reviews those due. */
+  reviewSession = async (sessionID: string, title: string): Promise<void> => {
+    try {
+      await api.makeCards(sessionID, []);
+    } catch (e) {
+      this.toasts.show(`Could not make cards: ${e instanceof Error ? e.message : String(e)}`, 'error');
+      return;
+    }
+    void this.refreshDue();
+    await this.reviewDeck(`session:${sessionID}`, title);
+  };
+
+  /** Opens the review screen on a deck's due cards. */
+  reviewDeck = async (deckID: string, title: string): Promise<void> => {
     this.error = '';
     this.title = title;
     try {
-      this.queue = await api.dueCards(docDeckID(docID), 0);
+      this.queue = await api.dueCards(deckID, 0);
     } catch (e) {
       this.queue = [];
       this.error = e instanceof Error ? e.message : String(e);
