@@ -142,6 +142,28 @@ func (r *Retriever) Search(ctx context.Context, query string, opt Options) ([]Hi
 	// Each list is searched deeper than k so that fusion has overlap to work with, and
 	// a list of children deeper still: several children of one parent make one hit.
 	depth := max(3*k, 30)
+	lex, vec, err := r.lists(ctx, query, mode, depth, opt.DocIDs)
+	if err != nil {
+		return nil, err
+	}
+	lexU, vecU, children, err := r.toParents(ctx, lex, vec)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.best(ctx, Fuse(lexU, vecU, r.MinVectorScore), children, k)
+	if err != nil {
+		return nil, err
+	}
+	if w, ok := r.Lexical.(TermWeigher); ok && mode != Vector && len(out) > 0 {
+		if out, err = r.dropOffTopic(ctx, w, query, out); err != nil {
+			return nil, err
+		}
+	}
+	return TrimToBudget(out, opt.TokenBudget), nil
+}
+
+// lists searches the lexical and the vector list that mode asks for, depth deep.
+func (r *Retriever) lists(ctx context.Context, query string, mode Mode, depth int, docIDs []string) ([]Ranked, []Ranked, error) {
 	// The two lists are independent: search them at once, so a query costs the slower
 	// of the two (usually embedding the query) rather than their sum. The vector side
 	// is the slower one (embedding, or a scan of every vector), so it runs on this
@@ -151,12 +173,12 @@ func (r *Retriever) Search(ctx context.Context, query string, opt Options) ([]Hi
 	// were a third of a 10k-chunk query (0.33 ms -> 0.22 ms at p50).
 	var lex, vec []Ranked
 	var lexErr, vecErr error
-	searchLex := func() { lex, lexErr = r.Lexical.SearchLexical(ctx, query, depth, opt.DocIDs) }
+	searchLex := func() { lex, lexErr = r.Lexical.SearchLexical(ctx, query, depth, docIDs) }
 	switch {
 	case mode == Lexical || r.Dense == nil:
 		searchLex()
 	case mode == Vector:
-		vec, vecErr = r.Dense.SearchDense(ctx, query, 2*depth, opt.DocIDs)
+		vec, vecErr = r.Dense.SearchDense(ctx, query, 2*depth, docIDs)
 	default:
 		var wg sync.WaitGroup
 		wg.Add(1)
@@ -164,26 +186,26 @@ func (r *Retriever) Search(ctx context.Context, query string, opt Options) ([]Hi
 			defer wg.Done()
 			searchLex()
 		}()
-		vec, vecErr = r.Dense.SearchDense(ctx, query, 2*depth, opt.DocIDs)
+		vec, vecErr = r.Dense.SearchDense(ctx, query, 2*depth, docIDs)
 		wg.Wait()
 	}
 	if lexErr != nil {
-		return nil, fmt.Errorf("lexical search: %w", lexErr)
+		return nil, nil, fmt.Errorf("lexical search: %w", lexErr)
 	}
 	if vecErr != nil {
-		return nil, fmt.Errorf("vector search: %w", vecErr)
+		return nil, nil, fmt.Errorf("vector search: %w", vecErr)
 	}
-	lexU, vecU, children, err := r.toParents(ctx, lex, vec)
-	if err != nil {
-		return nil, err
-	}
-	hits := Fuse(lexU, vecU, r.MinVectorScore)
-	// Passages are loaded a batch at a time; each batch's navigation passages (contents,
-	// index, debris: see navigationFactor) are demoted among what is loaded so far, and
-	// near-duplicates dropped (each passage is compared with the kept ones, so stopping at
-	// k halves the comparisons against deduplicating twice as many and cutting), until k
-	// are kept. A batch is twice what is still missing, so that a demoted passage meets
-	// the passages it yields to.
+	return lex, vec, nil
+}
+
+// best loads the k best of the fused hits. Passages are loaded a batch at a time;
+// each batch's navigation passages (contents, index, debris: see navigationFactor)
+// are demoted among what is loaded so far, and
+// near-duplicates dropped (each passage is compared with the kept ones, so stopping at
+// k halves the comparisons against deduplicating twice as many and cutting), until k
+// are kept. A batch is twice what is still missing, so that a demoted passage meets
+// the passages it yields to.
+func (r *Retriever) best(ctx context.Context, hits []Hit, children map[int64]int64, k int) ([]Hit, error) {
 	out := make([]Hit, 0, k)
 	var pending []Hit
 	var dd deduper
@@ -215,23 +237,26 @@ func (r *Retriever) Search(ctx context.Context, query string, opt Options) ([]Hi
 		}
 		pending = pending[i:]
 	}
-	if w, ok := r.Lexical.(TermWeigher); ok && mode != Vector && len(out) > 0 {
-		off, err := offTopic(ctx, w, query, out)
-		if err != nil {
-			return nil, fmt.Errorf("relevance: %w", err)
-		}
-		if off {
-			// Only passages the meaning side vouches for survive.
-			kept := out[:0]
-			for _, h := range out {
-				if h.VectorRank > 0 && r.MinVectorScore > 0 && h.VectorScore >= r.MinVectorScore {
-					kept = append(kept, h)
-				}
-			}
-			out = kept
+	return out, nil
+}
+
+// dropOffTopic keeps, of a question that names something the library never mentions
+// (offTopic), only the passages the meaning side vouches for.
+func (r *Retriever) dropOffTopic(ctx context.Context, w TermWeigher, query string, out []Hit) ([]Hit, error) {
+	off, err := offTopic(ctx, w, query, out)
+	if err != nil {
+		return nil, fmt.Errorf("relevance: %w", err)
+	}
+	if !off {
+		return out, nil
+	}
+	kept := out[:0]
+	for _, h := range out {
+		if h.VectorRank > 0 && r.MinVectorScore > 0 && h.VectorScore >= r.MinVectorScore {
+			kept = append(kept, h)
 		}
 	}
-	return TrimToBudget(out, opt.TokenBudget), nil
+	return kept, nil
 }
 
 // MinCoverage is the share of a question's term weight (IDF) that at least one passage
