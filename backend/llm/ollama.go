@@ -200,7 +200,16 @@ func (o *Ollama) Embed(ctx context.Context, model string, texts []string) ([][]f
 	for start := 0; start < len(texts); start += batch {
 		part := texts[start:min(start+batch, len(texts))]
 		bctx, cancel := context.WithTimeout(ctx, o.stall())
-		resp, err := o.client.Embed(bctx, &api.EmbedRequest{Model: model, Input: part, Options: opts, Truncate: &truncate})
+		var resp *api.EmbedResponse
+		var err error
+		for wait := 250 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+			resp, err = o.client.Embed(bctx, &api.EmbedRequest{Model: model, Input: part, Options: opts, Truncate: &truncate})
+			// A runner still loading its model (just started, or restarted under load)
+			// answers "llm server loading model": wait for it, within the stall budget.
+			if err == nil || !strings.Contains(err.Error(), "server loading model") || !sleepCtx(bctx, wait) {
+				break
+			}
+		}
 		stalled := bctx.Err() != nil && ctx.Err() == nil
 		cancel()
 		if stalled {
@@ -453,4 +462,16 @@ func isUnreachable(err error) bool {
 		return true
 	}
 	return errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// sleepCtx waits d, or less when ctx ends; it reports whether the whole wait passed.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -401,5 +402,46 @@ func TestNewOllamaHostFromEnv(t *testing.T) {
 	t.Setenv("OLLAMA_HOST", "")
 	if got := NewOllama("").Host(); got != DefaultOllamaHost {
 		t.Errorf("default host = %q", got)
+	}
+}
+
+// verifies an embedding asked while Ollama's runner is still loading its model (its
+// answer: 500 "llm server loading model", seen after a restart under load in the crash
+// test) is asked again until the model is ready, within the stall budget; a runner that
+// stays loading past it is given up. A real Ollama cannot be held in that state on demand.
+func TestEmbedWaitsForLoadingModel(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		loading int
+		ok      bool
+	}{{"ready after three refusals", 3, true}, {"never ready", 1 << 30, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			var calls atomic.Int32
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/api/embed" {
+					http.NotFound(w, r) // /api/show: no context length, the default window
+					return
+				}
+				if int(calls.Add(1)) <= c.loading {
+					w.WriteHeader(http.StatusInternalServerError)
+					fmt.Fprint(w, `{"error":"unexpected server status: llm server loading model"}`)
+					return
+				}
+				fmt.Fprint(w, `{"model":"m","embeddings":[[3,4]]}`)
+			}))
+			defer ts.Close()
+			o := NewOllama(ts.URL)
+			o.StallTimeout = 3 * time.Second
+			vs, err := o.Embed(context.Background(), "m", []string{"hello"})
+			if c.ok && (err != nil || len(vs) != 1 || vs[0][0] != 0.6) {
+				t.Fatalf("embed after the model loaded: %v %v (%d calls)", vs, err, calls.Load())
+			}
+			if !c.ok && err == nil {
+				t.Fatalf("embed from a runner that never loads succeeded: %v", vs)
+			}
+			if c.ok && calls.Load() != 4 {
+				t.Fatalf("%d calls, want 4 (three refusals, then the answer)", calls.Load())
+			}
+		})
 	}
 }
