@@ -13,6 +13,7 @@ import (
 type openRecorder struct {
 	mu     sync.Mutex
 	opened []Document
+	known  []Document
 	ready  map[string]bool
 }
 
@@ -22,6 +23,8 @@ func (r *openRecorder) Emit(name Event, data any) {
 	switch name {
 	case EventDocumentOpen:
 		r.opened = append(r.opened, data.(Document))
+	case EventLibraryKnown:
+		r.known = append(r.known, data.(Document))
 	case EventLibraryChanged:
 		if d := data.(Document); d.Status == "ready" {
 			r.ready[d.Path] = true
@@ -109,29 +112,11 @@ func TestOpenLogFolder(t *testing.T) {
 	}
 }
 
-type knownRecorder struct {
-	mu    sync.Mutex
-	known []Document
-	ready int
-}
-
-func (r *knownRecorder) Emit(name Event, data any) {
+// counts returns the library:known documents and how many files are ready.
+func (r *openRecorder) counts() (known []Document, ready int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	switch name {
-	case EventLibraryKnown:
-		r.known = append(r.known, data.(Document))
-	case EventLibraryChanged:
-		if data.(Document).Status == "ready" {
-			r.ready++
-		}
-	}
-}
-
-func (r *knownRecorder) counts() (known []Document, ready int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]Document(nil), r.known...), r.ready
+	return append([]Document(nil), r.known...), len(r.ready)
 }
 
 // verifies a file added from the window that is already in the library (the same
@@ -145,7 +130,7 @@ func TestAddKnownFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	rec := &knownRecorder{}
+	rec := &openRecorder{ready: map[string]bool{}}
 	a := New(eng, rec)
 	a.start(context.Background())
 	defer a.stop()
