@@ -138,9 +138,7 @@ func (c cloudClient) stream(ctx context.Context, url string, body any) (io.ReadC
 			wait = min(500*time.Millisecond<<attempt, 8*time.Second)
 			wait -= time.Duration(rand.Float64() * 0.25 * float64(wait))
 		}
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
+		if !sleepCtx(ctx, wait) {
 			return nil, ctx.Err()
 		}
 	}
