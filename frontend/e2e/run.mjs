@@ -382,6 +382,8 @@ async function main() {
         await screenshot(b.page, `failure-${Date.now()}`).catch(() => {});
         const log = carrel?.log?.() ?? '';
         if (log) e.message += `\n--- carrel log (tail) ---\n${log.slice(-2000)}`;
+        const ollamaLog = ollamaP ? (await ollamaP.catch(() => null))?.log?.() ?? '' : '';
+        if (ollamaLog) e.message += `\n--- test Ollama log (tail) ---\n${ollamaLog.slice(-3000)}`;
         if (b.problems.length) e.message += `\n--- browser ---\n${b.problems.join('\n')}`;
         throw e;
       } finally {
