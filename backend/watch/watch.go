@@ -86,56 +86,77 @@ type stamp struct {
 // system's events (fsnotify), falling back to polling. Run returns ctx.Err() when ctx
 // ends, or an error if dir is not a folder or the library is broken.
 func Run[R Outcome](ctx context.Context, dir string, lib Library[R], opts Options[R]) error {
-	abs, err := filepath.Abs(dir)
+	dir, err := folder(dir)
 	if err != nil {
 		return err
-	}
-	dir = filepath.Clean(abs)
-	if st, err := os.Stat(dir); err != nil {
-		return fmt.Errorf("watch %s: %w", dir, err)
-	} else if !st.IsDir() {
-		return fmt.Errorf("watch %s: not a folder", dir)
 	}
 	if opts.Settle <= 0 {
 		opts.Settle = time.Second
 	}
 	w := &folderWatch[R]{lib: lib, dir: dir, opts: opts, known: map[string]stamp{}}
-
-	var events *fsnotify.Watcher
 	if !opts.Poll {
-		events, err = fsnotify.NewWatcher()
-		if err == nil {
-			if err = w.addTree(events, dir); err != nil {
-				events.Close()
-			}
-		}
-		if err != nil {
-			slog.Warn("watch: file-system events unavailable; polling the watched folder", "dir", dir, "err", err)
-			events = nil
+		w.events = w.listen()
+	}
+	if w.events != nil {
+		defer w.events.Close()
+	}
+	if w.opts.Interval <= 0 {
+		w.opts.Interval = 3 * time.Second
+		if w.events != nil {
+			w.opts.Interval = 5 * time.Minute
 		}
 	}
-	if opts.Interval <= 0 {
-		opts.Interval = 3 * time.Second
-		if events != nil {
-			opts.Interval = 5 * time.Minute
+	return w.loop(ctx)
+}
+
+// folder is dir as an absolute, clean path, checked to be a folder.
+func folder(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	dir = filepath.Clean(abs)
+	if st, err := os.Stat(dir); err != nil {
+		return "", fmt.Errorf("watch %s: %w", dir, err)
+	} else if !st.IsDir() {
+		return "", fmt.Errorf("watch %s: not a folder", dir)
+	}
+	return dir, nil
+}
+
+// listen subscribes to the file system's events under the folder; nil when the system
+// cannot deliver them (the watch polls then).
+func (w *folderWatch[R]) listen() *fsnotify.Watcher {
+	events, err := fsnotify.NewWatcher()
+	if err == nil {
+		if err = w.addTree(events, w.dir); err != nil {
+			events.Close()
 		}
 	}
+	if err != nil {
+		slog.Warn("watch: file-system events unavailable; polling the watched folder", "dir", w.dir, "err", err)
+		return nil
+	}
+	return events
+}
+
+// loop makes the first pass, then a pass once events settle and at every tick, until
+// ctx ends or a pass fails.
+func (w *folderWatch[R]) loop(ctx context.Context) error {
 	var (
 		evc  <-chan fsnotify.Event
 		errc <-chan error
 	)
-	if events != nil {
-		defer events.Close()
-		evc, errc = events.Events, events.Errors
+	if w.events != nil {
+		evc, errc = w.events.Events, w.events.Errors
 	}
-
 	again, err := w.sync(ctx, true)
 	if err != nil {
 		return err
 	}
-	tick := time.NewTicker(opts.Interval)
+	tick := time.NewTicker(w.opts.Interval)
 	defer tick.Stop()
-	settle := time.NewTimer(opts.Settle)
+	settle := time.NewTimer(w.opts.Settle)
 	if !again {
 		settle.Stop()
 	}
@@ -149,43 +170,55 @@ func Run[R Outcome](ctx context.Context, dir string, lib Library[R], opts Option
 				evc = nil
 				continue
 			}
-			if ev.Has(fsnotify.Create) {
-				if st, err := os.Stat(ev.Name); err == nil && st.IsDir() {
-					_ = w.addTree(events, ev.Name)
-				}
-			}
-			settle.Reset(opts.Settle)
+			w.saw(ev)
+			settle.Reset(w.opts.Settle)
 		case err, ok := <-errc:
 			if !ok {
 				errc = nil
 				continue
 			}
 			// An overflowed event queue loses events: scan everything.
-			slog.Warn("watch: watched folder events", "dir", dir, "err", err)
-			settle.Reset(opts.Settle)
+			slog.Warn("watch: watched folder events", "dir", w.dir, "err", err)
+			settle.Reset(w.opts.Settle)
 		case <-settle.C:
-			if again, err = w.sync(ctx, false); err != nil {
+			if err := w.pass(ctx, settle); err != nil {
 				return err
-			}
-			if again {
-				settle.Reset(opts.Settle)
 			}
 		case <-tick.C:
-			if again, err = w.sync(ctx, false); err != nil {
+			if err := w.pass(ctx, settle); err != nil {
 				return err
-			}
-			if again {
-				settle.Reset(opts.Settle)
 			}
 		}
 	}
 }
 
+// saw follows an event: a folder created under the watched one is listened to as well.
+func (w *folderWatch[R]) saw(ev fsnotify.Event) {
+	if ev.Has(fsnotify.Create) {
+		if st, err := os.Stat(ev.Name); err == nil && st.IsDir() {
+			_ = w.addTree(w.events, ev.Name)
+		}
+	}
+}
+
+// pass syncs once more, arming settle again when a file was too fresh to read.
+func (w *folderWatch[R]) pass(ctx context.Context, settle *time.Timer) error {
+	again, err := w.sync(ctx, false)
+	if err != nil {
+		return err
+	}
+	if again {
+		settle.Reset(w.opts.Settle)
+	}
+	return nil
+}
+
 type folderWatch[R Outcome] struct {
-	lib   Library[R]
-	dir   string
-	opts  Options[R]
-	known map[string]stamp // files as last ingested
+	lib    Library[R]
+	dir    string
+	opts   Options[R]
+	known  map[string]stamp  // files as last ingested
+	events *fsnotify.Watcher // nil: polling
 }
 
 // addTree listens to root and every folder below it that Expand would enter.
@@ -232,6 +265,28 @@ func (w *folderWatch[R]) sync(ctx context.Context, first bool) (again bool, err 
 	if st, err := os.Stat(w.dir); err != nil || !st.IsDir() {
 		return false, fmt.Errorf("watch %s: the folder was moved or deleted", w.dir)
 	}
+	current := w.scan()
+	byPath, err := w.libraryByPath(ctx)
+	if err != nil {
+		return false, err
+	}
+	changed, again := w.changed(current)
+	gone := w.gone(current, byPath, first)
+	report := Pass[R]{Dir: w.dir}
+	if err := w.removeGone(ctx, gone, byPath, &report); err != nil {
+		return false, err
+	}
+	if err := w.ingestChanged(ctx, changed, current, byPath, &report); err != nil {
+		return false, err
+	}
+	if (len(report.Ingested) > 0 || len(report.RemovedIDs) > 0) && w.opts.Synced != nil {
+		w.opts.Synced(report)
+	}
+	return again, nil
+}
+
+// scan stamps every file under the folder that ingest would read.
+func (w *folderWatch[R]) scan() map[string]stamp {
 	current := map[string]stamp{}
 	for _, p := range ingest.Expand([]string{w.dir}) {
 		st, err := os.Stat(p)
@@ -240,12 +295,12 @@ func (w *folderWatch[R]) sync(ctx context.Context, first bool) (again bool, err 
 		}
 		current[p] = stamp{st.ModTime(), st.Size()}
 	}
-	byPath, err := w.libraryByPath(ctx)
-	if err != nil {
-		return false, err
-	}
+	return current
+}
 
-	var changed []string
+// changed lists, sorted, the files new or changed since last ingested and settled;
+// again is true when some file is still being written.
+func (w *folderWatch[R]) changed(current map[string]stamp) (changed []string, again bool) {
 	for p, st := range current {
 		if old, ok := w.known[p]; ok && old == st {
 			continue
@@ -257,6 +312,12 @@ func (w *folderWatch[R]) sync(ctx context.Context, first bool) (again bool, err 
 		changed = append(changed, p)
 	}
 	slices.Sort(changed)
+	return changed, again
+}
+
+// gone lists, sorted, the files no longer in the folder: those ingested before and, on
+// the first pass, those of the library's documents under the folder.
+func (w *folderWatch[R]) gone(current map[string]stamp, byPath map[string][]library.Document, first bool) []string {
 	var gone []string
 	for p := range w.known {
 		if _, ok := current[p]; !ok {
@@ -272,15 +333,18 @@ func (w *folderWatch[R]) sync(ctx context.Context, first bool) (again bool, err 
 		}
 	}
 	slices.Sort(gone)
-	report := Pass[R]{Dir: w.dir}
+	return gone
+}
 
+// removeGone removes the documents of the files gone.
+func (w *folderWatch[R]) removeGone(ctx context.Context, gone []string, byPath map[string][]library.Document, report *Pass[R]) error {
 	for _, p := range gone {
 		if err := ctx.Err(); err != nil {
-			return false, err
+			return err
 		}
 		for _, d := range byPath[p] {
 			if err := w.lib.Remove(ctx, d.ID); err != nil {
-				return false, err
+				return err
 			}
 			report.RemovedIDs = append(report.RemovedIDs, d.ID)
 		}
@@ -289,36 +353,39 @@ func (w *folderWatch[R]) sync(ctx context.Context, first bool) (again bool, err 
 			report.Removed = append(report.Removed, p)
 		}
 	}
+	return nil
+}
 
-	if len(changed) > 0 {
-		results, err := w.lib.Ingest(ctx, changed)
-		if err != nil {
-			return false, err
-		}
-		for i, r := range results {
-			p := changed[i]
-			w.known[p] = current[p] // a failed file is tried again when it changes
-			// The file's previous content, if any, is no longer in the folder.
-			for _, d := range byPath[p] {
-				if d.ID != r.DocumentID() {
-					if err := w.lib.Remove(ctx, d.ID); err != nil {
-						return false, err
-					}
-					report.RemovedIDs = append(report.RemovedIDs, d.ID)
+// ingestChanged reads the changed files and removes the documents of their previous
+// content.
+func (w *folderWatch[R]) ingestChanged(ctx context.Context, changed []string, current map[string]stamp, byPath map[string][]library.Document, report *Pass[R]) error {
+	if len(changed) == 0 {
+		return nil
+	}
+	results, err := w.lib.Ingest(ctx, changed)
+	if err != nil {
+		return err
+	}
+	for i, r := range results {
+		p := changed[i]
+		w.known[p] = current[p] // a failed file is tried again when it changes
+		// The file's previous content, if any, is no longer in the folder.
+		for _, d := range byPath[p] {
+			if d.ID != r.DocumentID() {
+				if err := w.lib.Remove(ctx, d.ID); err != nil {
+					return err
 				}
+				report.RemovedIDs = append(report.RemovedIDs, d.ID)
 			}
-			// A file whose content was already in the library under another path is
-			// skipped; nothing to report unless it is new to this path.
-			if r.WasSkipped() && slices.ContainsFunc(byPath[p], func(d library.Document) bool { return d.ID == r.DocumentID() }) {
-				continue
-			}
-			report.Ingested = append(report.Ingested, r)
 		}
+		// A file whose content was already in the library under another path is
+		// skipped; nothing to report unless it is new to this path.
+		if r.WasSkipped() && slices.ContainsFunc(byPath[p], func(d library.Document) bool { return d.ID == r.DocumentID() }) {
+			continue
+		}
+		report.Ingested = append(report.Ingested, r)
 	}
-	if (len(report.Ingested) > 0 || len(report.RemovedIDs) > 0) && w.opts.Synced != nil {
-		w.opts.Synced(report)
-	}
-	return again, nil
+	return nil
 }
 
 // libraryByPath groups the library's documents by file path.
