@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
@@ -206,7 +207,7 @@ func (a *App) Search(query string, k int, docIDs []string) ([]engine.Hit, error)
 // events (see sessions.go).
 func (a *App) Ask(question string, docIDs []string) (string, error) {
 	defer a.ws.Enter()()
-	return a.startAsk(question, engine.AskOptions{DocIDs: docIDs})
+	return a.startAsk(question, asking.Options{DocIDs: docIDs})
 }
 
 func citations(ps []chat.Passage) []chat.Passage {

@@ -1,7 +1,7 @@
 package app
 
 import (
-	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/workspace"
 )
 
@@ -17,7 +17,7 @@ func (a *App) Memory() (MemorySettings, error) {
 // SetMemoryEnabled turns long-term memory on or off.
 func (a *App) SetMemoryEnabled(on bool) (MemorySettings, error) {
 	defer a.ws.Enter()()
-	if err := a.eng().SetMemoryEnabled(a.ctx(), on); err != nil {
+	if err := a.eng().Memory().SetEnabled(a.ctx(), on); err != nil {
 		return MemorySettings{}, err
 	}
 	return a.memoryChanged()
@@ -27,7 +27,7 @@ func (a *App) SetMemoryEnabled(on bool) (MemorySettings, error) {
 // context or goal ("" for context).
 func (a *App) AddMemory(kind, text string) (MemorySettings, error) {
 	defer a.ws.Enter()()
-	if _, err := a.eng().AddMemory(a.ctx(), kind, text); err != nil {
+	if _, err := a.eng().Memory().Add(a.ctx(), kind, text); err != nil {
 		return MemorySettings{}, err
 	}
 	return a.memoryChanged()
@@ -36,7 +36,7 @@ func (a *App) AddMemory(kind, text string) (MemorySettings, error) {
 // EditMemory changes a memory's text.
 func (a *App) EditMemory(id int64, text string) (MemorySettings, error) {
 	defer a.ws.Enter()()
-	if _, err := a.eng().EditMemory(a.ctx(), id, text); err != nil {
+	if _, err := a.eng().Memory().Edit(a.ctx(), id, text); err != nil {
 		return MemorySettings{}, err
 	}
 	return a.memoryChanged()
@@ -45,7 +45,7 @@ func (a *App) EditMemory(id int64, text string) (MemorySettings, error) {
 // DeleteMemory forgets a memory.
 func (a *App) DeleteMemory(id int64) (MemorySettings, error) {
 	defer a.ws.Enter()()
-	if err := a.eng().DeleteMemory(a.ctx(), id); err != nil {
+	if err := a.eng().Memory().Delete(a.ctx(), id); err != nil {
 		return MemorySettings{}, err
 	}
 	return a.memoryChanged()
@@ -53,9 +53,9 @@ func (a *App) DeleteMemory(id int64) (MemorySettings, error) {
 
 // CacheStatus says whether the answer cache is on, how many answers it keeps and how it
 // matches questions (by meaning, or by words without an embedding model).
-func (a *App) CacheStatus() (engine.CacheStatus, error) {
+func (a *App) CacheStatus() (asking.CacheStatus, error) {
 	defer a.ws.Enter()()
-	return a.eng().CacheStatus(a.ctx())
+	return a.eng().Asking().CacheStatus(a.ctx())
 }
 
 // memoryChanged emits and returns the memory settings as they are now.

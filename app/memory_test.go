@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/internal/testollama"
 )
@@ -105,7 +106,7 @@ func TestCacheAndMemoryBridge(t *testing.T) {
 	if call(t, ts.URL, "SetMemoryEnabled", &ms, false) != 200 || ms.Enabled {
 		t.Fatalf("SetMemoryEnabled(false) = %+v", ms)
 	}
-	var cs engine.CacheStatus
+	var cs asking.CacheStatus
 	if call(t, ts.URL, "CacheStatus", &cs) != 200 || !cs.Enabled || cs.Match != "meaning" || cs.Entries < 1 {
 		t.Fatalf("CacheStatus = %+v", cs)
 	}

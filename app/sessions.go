@@ -7,13 +7,14 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/llm"
 )
 
 // startAsk runs one question in a goroutine, streaming its events, and returns its id.
-func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
+func (a *App) startAsk(question string, opt asking.Options) (string, error) {
 	question = strings.TrimSpace(question)
 	if question == "" {
 		return "", errors.New("ask a question first")
@@ -33,7 +34,7 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 			cancel()
 		}()
 		opt.OnLearn = func([]library.Memory) { a.memoryChanged() }
-		ans, err := a.eng().AskSession(ctx, question, opt, func(ev engine.AskEvent) error {
+		ans, err := a.eng().Asking().Ask(ctx, question, opt, func(ev asking.Event) error {
 			if ev.IsStart {
 				a.emit.Emit(EventAnswerStart, AnswerStart{AskID: id, Question: question, Citations: citations(ev.Start),
 					SessionID: ev.SessionID})
@@ -84,32 +85,32 @@ func (a *App) startAsk(question string, opt engine.AskOptions) (string, error) {
 // model even past the budget cap.
 func (a *App) AskInSession(sessionID, question string, docIDs []string, overrideBudget bool) (string, error) {
 	defer a.ws.Enter()()
-	return a.startAsk(question, engine.AskOptions{SessionID: sessionID, DocIDs: docIDs, OverrideBudget: overrideBudget})
+	return a.startAsk(question, asking.Options{SessionID: sessionID, DocIDs: docIDs, OverrideBudget: overrideBudget})
 }
 
 // AskFresh asks again in a study session without the answer cache (sessionID "" starts
 // a new one): the model answers, and its answer replaces the cached one. Events as for Ask.
 func (a *App) AskFresh(sessionID, question string, docIDs []string, overrideBudget bool) (string, error) {
 	defer a.ws.Enter()()
-	return a.startAsk(question, engine.AskOptions{SessionID: sessionID, DocIDs: docIDs, OverrideBudget: overrideBudget, Fresh: true})
+	return a.startAsk(question, asking.Options{SessionID: sessionID, DocIDs: docIDs, OverrideBudget: overrideBudget, Fresh: true})
 }
 
 // ListSessions lists the study sessions, most recently used first.
 func (a *App) ListSessions() ([]library.Session, error) {
 	defer a.ws.Enter()()
-	return a.eng().Sessions(a.ctx())
+	return a.eng().Asking().Sessions(a.ctx())
 }
 
 // GetSession returns a session with every exchange and its citations, to resume it.
-func (a *App) GetSession(sessionID string) (engine.SessionDetail, error) {
+func (a *App) GetSession(sessionID string) (asking.SessionDetail, error) {
 	defer a.ws.Enter()()
-	return a.eng().Session(a.ctx(), sessionID)
+	return a.eng().Asking().Session(a.ctx(), sessionID)
 }
 
 // RenameSession renames a session.
 func (a *App) RenameSession(sessionID, title string) error {
 	defer a.ws.Enter()()
-	if err := a.eng().RenameSession(a.ctx(), sessionID, title); err != nil {
+	if err := a.eng().Asking().Rename(a.ctx(), sessionID, title); err != nil {
 		return err
 	}
 	if s, err := a.eng().Library().Session(a.ctx(), sessionID); err == nil {
@@ -121,7 +122,7 @@ func (a *App) RenameSession(sessionID, title string) error {
 // DeleteSession deletes a session and its history (its spending stays in the total).
 func (a *App) DeleteSession(sessionID string) error {
 	defer a.ws.Enter()()
-	if err := a.eng().DeleteSession(a.ctx(), sessionID); err != nil {
+	if err := a.eng().Asking().Delete(a.ctx(), sessionID); err != nil {
 		return err
 	}
 	a.emit.Emit(EventSessionChanged, SessionDeleted{ID: sessionID, Deleted: true})
@@ -131,7 +132,7 @@ func (a *App) DeleteSession(sessionID string) error {
 // ExportSession returns a session as Markdown with numbered references.
 func (a *App) ExportSession(sessionID string) (string, error) {
 	defer a.ws.Enter()()
-	return a.eng().ExportSession(a.ctx(), sessionID)
+	return a.eng().Asking().Export(a.ctx(), sessionID)
 }
 
 // Meter is what the header's cost meter shows.
@@ -193,5 +194,5 @@ func (a *App) DeleteAPIKey(provider string) (engine.CloudSettings, error) {
 // total and per day, for the stats view.
 func (a *App) Stats() (library.Stats, error) {
 	defer a.ws.Enter()()
-	return a.eng().Stats(a.ctx())
+	return a.eng().Asking().Stats(a.ctx())
 }

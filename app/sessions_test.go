@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/internal/testollama"
@@ -95,7 +96,7 @@ func TestSessionBridge(t *testing.T) {
 	if call(t, ts.URL, "ListSessions", &list) != 200 || len(list) != 1 || list[0].Messages != 2 {
 		t.Fatalf("ListSessions = %+v", list)
 	}
-	var d engine.SessionDetail
+	var d asking.SessionDetail
 	if call(t, ts.URL, "GetSession", &d, sid) != 200 || len(d.Messages) != 2 || d.Messages[1].Question != "And what did he plant there?" {
 		t.Fatalf("GetSession = %+v", d)
 	}

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/carrel-app/carrel/app"
+	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
@@ -354,11 +355,11 @@ func askCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) err
 	if q == "" {
 		return usageError{errors.New("ask: give a question")}
 	}
-	opt := engine.AskOptions{SessionID: *session, OverrideBudget: *override, Fresh: *fresh}
+	opt := asking.Options{SessionID: *session, OverrideBudget: *override, Fresh: *fresh}
 	if *docs != "" || *session == "" {
 		opt.DocIDs = splitList(*docs)
 	}
-	ans, err := eng.AskSession(ctx, q, opt, func(ev engine.AskEvent) error {
+	ans, err := eng.Asking().Ask(ctx, q, opt, func(ev asking.Event) error {
 		if !*asJSON && !ev.IsStart {
 			fmt.Fprint(env.Stdout, ev.Token)
 		}
@@ -402,7 +403,7 @@ func statsCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 	if err := fsg.Parse(args); err != nil {
 		return usageError{err}
 	}
-	st, err := eng.Stats(ctx)
+	st, err := eng.Asking().Stats(ctx)
 	if err != nil {
 		return err
 	}

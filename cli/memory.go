@@ -48,11 +48,11 @@ func memoryCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) 
 	}
 	switch sub {
 	case "list":
-		list, err := eng.Memories(ctx)
+		list, err := eng.Memory().List(ctx)
 		if err != nil {
 			return err
 		}
-		on := eng.MemoryEnabled(ctx)
+		on := eng.Memory().Enabled(ctx)
 		if *asJSON {
 			return json.NewEncoder(env.Stdout).Encode(map[string]any{"enabled": on, "memories": list})
 		}
@@ -69,7 +69,7 @@ func memoryCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) 
 		}
 		return nil
 	case "add":
-		m, err := eng.AddMemory(ctx, *kind, strings.Join(args, " "))
+		m, err := eng.Memory().Add(ctx, *kind, strings.Join(args, " "))
 		if err != nil {
 			return err
 		}
@@ -80,7 +80,7 @@ func memoryCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) 
 		if err != nil {
 			return err
 		}
-		m, err := eng.EditMemory(ctx, n, strings.Join(args[1:], " "))
+		m, err := eng.Memory().Edit(ctx, n, strings.Join(args[1:], " "))
 		if err != nil {
 			return err
 		}
@@ -91,13 +91,13 @@ func memoryCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) 
 		if err != nil {
 			return err
 		}
-		if err := eng.DeleteMemory(ctx, n); err != nil {
+		if err := eng.Memory().Delete(ctx, n); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "forgot memory %d\n", n)
 		return nil
 	case "on", "off":
-		if err := eng.SetMemoryEnabled(ctx, sub == "on"); err != nil {
+		if err := eng.Memory().SetEnabled(ctx, sub == "on"); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "memory %s\n", sub)
@@ -106,7 +106,7 @@ func memoryCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) 
 		if len(args) != 1 || (args[0] != "on" && args[0] != "off") {
 			return usageError{errors.New(memoryUsage)}
 		}
-		if err := eng.SetMemoryModelEnabled(ctx, args[0] == "on"); err != nil {
+		if err := eng.Memory().SetModelEnabled(ctx, args[0] == "on"); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "memories proposed by the local model: %s\n", args[0])
@@ -137,7 +137,7 @@ func cacheCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 	args = fsg.Args()
 	switch sub {
 	case "status":
-		cs, err := eng.CacheStatus(ctx)
+		cs, err := eng.Asking().CacheStatus(ctx)
 		if err != nil {
 			return err
 		}
@@ -158,14 +158,14 @@ func cacheCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 		}
 		return nil
 	case "clear":
-		n, err := eng.ClearCache(ctx)
+		n, err := eng.Asking().ClearCache(ctx)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "forgot %d cached answers\n", n)
 		return nil
 	case "on", "off":
-		if err := eng.SetCacheEnabled(ctx, sub == "on"); err != nil {
+		if err := eng.Asking().SetCacheEnabled(ctx, sub == "on"); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "answer cache %s\n", sub)
@@ -178,12 +178,12 @@ func cacheCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 		if err != nil {
 			return err
 		}
-		c, err := eng.CalibrateCache(ctx, pairs)
+		c, err := eng.Asking().CalibrateCache(ctx, pairs)
 		if err != nil {
 			return err
 		}
 		if *set {
-			if err := eng.SetCacheThreshold(ctx, c.Threshold); err != nil {
+			if err := eng.Asking().SetCacheThreshold(ctx, c.Threshold); err != nil {
 				return err
 			}
 		}

@@ -60,7 +60,7 @@ func sessionsCmd(ctx context.Context, eng *engine.Engine, args []string, env Env
 	}
 	switch sub {
 	case "list":
-		list, err := eng.Sessions(ctx)
+		list, err := eng.Asking().Sessions(ctx)
 		if err != nil {
 			return err
 		}
@@ -86,14 +86,14 @@ func sessionsCmd(ctx context.Context, eng *engine.Engine, args []string, env Env
 		if err := needID(1); err != nil {
 			return err
 		}
-		d, err := eng.Session(ctx, args[0])
+		d, err := eng.Asking().Session(ctx, args[0])
 		if err != nil {
 			return err
 		}
 		if *asJSON {
 			return json.NewEncoder(env.Stdout).Encode(d)
 		}
-		md, err := eng.ExportSession(ctx, args[0])
+		md, err := eng.Asking().Export(ctx, args[0])
 		if err != nil {
 			return err
 		}
@@ -103,7 +103,7 @@ func sessionsCmd(ctx context.Context, eng *engine.Engine, args []string, env Env
 		if err := needID(1); err != nil {
 			return err
 		}
-		md, err := eng.ExportSession(ctx, args[0])
+		md, err := eng.Asking().Export(ctx, args[0])
 		if err != nil {
 			return err
 		}
@@ -116,12 +116,12 @@ func sessionsCmd(ctx context.Context, eng *engine.Engine, args []string, env Env
 		if err := needID(2); err != nil {
 			return err
 		}
-		return eng.RenameSession(ctx, args[0], strings.Join(args[1:], " "))
+		return eng.Asking().Rename(ctx, args[0], strings.Join(args[1:], " "))
 	case "delete":
 		if err := needID(1); err != nil {
 			return err
 		}
-		return eng.DeleteSession(ctx, args[0])
+		return eng.Asking().Delete(ctx, args[0])
 	}
 	return usageError{fmt.Errorf("sessions: unknown command %q\n%s", sub, sessionsUsage)}
 }

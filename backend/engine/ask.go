@@ -4,9 +4,9 @@ import (
 	"errors"
 
 	"context"
+
 	"github.com/carrel-app/carrel/backend/llm"
 
-	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/retrieve"
 )
@@ -89,9 +89,6 @@ func (e *Engine) docCache(ctx context.Context) func(id string) library.Document 
 		return d
 	}
 }
-
-// AskEvent is streamed while answering.
-type AskEvent = chat.Event
 
 // contextLength is the num_ctx to ask for: the model's own window, capped by MaxContext,
 // because Ollama's default window silently truncates long prompts.

@@ -12,9 +12,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/asking"
+	"github.com/carrel-app/carrel/backend/cache"
 	"github.com/carrel-app/carrel/backend/index"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/carrel-app/carrel/backend/memory"
 	"github.com/carrel-app/carrel/backend/retrieve"
 )
 
@@ -26,8 +29,12 @@ type Engine struct {
 	lex    *index.Lexical
 	vec    *index.Vectors
 	ollama *llm.Ollama
-	cache  *answerCache  // the answer cache's vector index (cache.go)
-	lock   *library.Lock // this process's hold on the library folder
+	// answers is the answer cache, asker the sessions and asking over it, memory what
+	// is kept about the user (asking.go).
+	answers *cache.Answers
+	asker   *asking.Asker
+	memory  *memory.Store
+	lock    *library.Lock // this process's hold on the library folder
 
 	// ingestMu serialises index writes of different documents.
 	ingestMu sync.Mutex
@@ -47,10 +54,6 @@ type Engine struct {
 	// the last one measured or read.
 	threshMu sync.Mutex
 	thresh   Threshold
-
-	// calib holds each local model's token estimator (chat.Estimator), calibrated from
-	// the prompt token counts Ollama reports.
-	calib sync.Map
 
 	// readOnly: the library folder cannot be written (damage.go); notices are what Open
 	// repaired (a damaged index rebuilt), for the status.
@@ -105,7 +108,7 @@ func Open(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, lib: lib, lex: lex, vec: vec, ollama: newOllama(cfg), numCtx: map[string]int{}, inflight: map[string]bool{},
 		readOnly: readOnly}
-	if e.cache, err = openCache(context.Background(), cfg.Dir, lib, readOnly, &notices); err != nil {
+	if err := e.openAnswers(context.Background(), readOnly, &notices); err != nil {
 		e.Close()
 		return nil, library.Explain(cfg.Dir, err)
 	}
@@ -125,7 +128,7 @@ func Open(cfg Config) (*Engine, error) {
 func (e *Engine) Close() error {
 	e.ingestMu.Lock()
 	defer e.ingestMu.Unlock()
-	err := errors.Join(e.vec.Close(), e.lex.Close(), e.cache.close(), e.lib.Close())
+	err := errors.Join(e.vec.Close(), e.lex.Close(), e.answers.Close(), e.lib.Close())
 	// Last, once nothing of the library is open any more.
 	return errors.Join(err, e.lock.Unlock())
 }
@@ -298,20 +301,11 @@ func (a denseAdapter) SearchDense(ctx context.Context, q string, k int, docIDs [
 	return out, nil
 }
 
-// queryPrefix and docPrefix are the task prefixes some embedding models were trained with.
-func queryPrefix(model string) string {
-	if strings.Contains(model, "nomic-embed") {
-		return "search_query: "
-	}
-	return ""
-}
-
-func docPrefix(model string) string {
-	if strings.Contains(model, "nomic-embed") {
-		return "search_document: "
-	}
-	return ""
-}
+// queryPrefix and docPrefix are the embedding models' task prefixes (see llm.QueryPrefix).
+var (
+	queryPrefix = llm.QueryPrefix
+	docPrefix   = llm.DocPrefix
+)
 
 func (e *Engine) lexDir() string { return filepath.Join(e.cfg.Dir, "bleve") }
 

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/carrel-app/carrel/backend/asking"
+	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/internal/testcorpus"
 	"github.com/carrel-app/carrel/internal/testollama"
 )
@@ -121,4 +123,15 @@ func openEngine(tb testing.TB, cfg Config) *Engine {
 	}
 	tb.Cleanup(func() { eng.Close() })
 	return eng
+}
+
+// ask asks q in eng's sessions and fails the test on an error (internal/testengine.Ask
+// for the packages above; this package's tests cannot import it).
+func ask(t *testing.T, eng *Engine, q string, opt asking.Options) *chat.Answer {
+	t.Helper()
+	ans, err := eng.Asking().Ask(context.Background(), q, opt, nil)
+	if err != nil {
+		t.Fatalf("ask %q: %v", q, err)
+	}
+	return ans
 }

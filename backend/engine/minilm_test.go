@@ -7,14 +7,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/cache"
 	"github.com/carrel-app/carrel/backend/retrieve"
+	"github.com/carrel-app/carrel/internal/testcorpus"
 	"github.com/carrel-app/carrel/internal/testollama"
 )
 
 // meaningDocs are three short notes on unrelated subjects, in plain prose.
 var meaningDocs = map[string]string{
-	"woods.md": woods,
+	"woods.md": testcorpus.Woods,
 	"fax.md": "# Group 3 facsimile\n\nA Group 3 fax terminal scans a page line by line. Each scan line is " +
 		"coded with a modified Huffman code, and the receiver decodes the runs of white and black " +
 		"picture elements. The minimum transmission time of a coded scan line is set when the call is " +
@@ -77,15 +79,15 @@ func TestMeaningWithMiniLM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := eng.CalibrateCache(ctx, pairs)
+	c, err := eng.Asking().CalibrateCache(ctx, pairs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("cache calibration with %s: %+v", embed, c)
-	if err := eng.SetCacheThreshold(ctx, c.Threshold); err != nil {
+	if err := eng.Asking().SetCacheThreshold(ctx, c.Threshold); err != nil {
 		t.Fatal(err)
 	}
-	all := AskOptions{DocIDs: []string{}}
+	all := asking.Options{DocIDs: []string{}}
 	first := ask(t, eng, "Why did Thoreau go to live in the woods?", all)
 	if first.Cached != nil {
 		t.Fatalf("first question came from the cache: %+v", first.Cached)

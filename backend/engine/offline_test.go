@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/internal/testcorpus"
 	"github.com/carrel-app/carrel/internal/testollama"
 )
@@ -62,11 +63,11 @@ func TestOfflineGuarantee(t *testing.T) {
 	if _, err := eng.Search(ctx, "woods", SearchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	ans, err := eng.AskSession(ctx, "Why did he go to the woods?", AskOptions{}, nil)
+	ans, err := eng.Asking().Ask(ctx, "Why did he go to the woods?", asking.Options{}, nil)
 	if err != nil || ans.Provider != "ollama" {
 		t.Fatalf("ask: %+v %v", ans, err)
 	}
-	if _, err := eng.AskSession(ctx, "And what did he find there?", AskOptions{SessionID: ans.SessionID}, nil); err != nil {
+	if _, err := eng.Asking().Ask(ctx, "And what did he find there?", asking.Options{SessionID: ans.SessionID}, nil); err != nil {
 		t.Fatalf("follow-up: %v", err)
 	}
 	if _, err := eng.Meter(ctx); err != nil {

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/carrel-app/carrel/backend/chat"
+	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/llm"
 )
 
@@ -15,46 +15,46 @@ import (
 // API key and respects the budget: a warning from 80%, a refusal (ErrBudgetExceeded) past
 // 100% unless overridden. With Ollama it is the chat model when installed, else none (the
 // passages answer, with the reason).
-func (e *Engine) answerModel(ctx context.Context, st Status, overrideBudget bool) (answerModel, error) {
+func (e *Engine) answerModel(ctx context.Context, st Status, overrideBudget bool) (asking.Model, error) {
 	cfg := e.Config()
 	provider, model := e.providerModel()
 	if provider == ProviderOllama {
 		if !st.chatOK {
-			return answerModel{reason: st.Reason + " " + st.Fix}, nil
+			return asking.Model{Reason: st.Reason + " " + st.Fix}, nil
 		}
-		return answerModel{provider: e.ollama, name: model, numCtx: e.contextLength(ctx, model), tokens: e.estimator(model)}, nil
+		return asking.Model{Provider: e.ollama, Name: model, NumCtx: e.contextLength(ctx, model), Local: true}, nil
 	}
 	key, _, err := llm.APIKey(provider)
 	if err != nil {
-		return answerModel{}, err
+		return asking.Model{}, err
 	}
-	m := answerModel{name: model, numCtx: cfg.MaxContext}
+	m := asking.Model{Name: model, NumCtx: cfg.MaxContext}
 	if p, ok := llm.PriceOf(model, cfg.Prices); ok {
-		m.price = &p
+		m.Price = &p
 	} else {
-		m.warning = fmt.Sprintf("No price is known for %s: its cost shows as $0. Add its prices in Settings.", model)
+		m.Warning = fmt.Sprintf("No price is known for %s: its cost shows as $0. Add its prices in Settings.", model)
 	}
 	meter, err := e.Meter(ctx)
 	if err != nil {
-		return answerModel{}, err
+		return asking.Model{}, err
 	}
 	if meter.BudgetUSD > 0 && meter.BudgetUsed >= 1 && !overrideBudget {
-		return answerModel{}, fmt.Errorf("%w: $%.2f of the $%.2f budget is spent; raise the cap in Settings, override it for this question, or switch to the local model",
+		return asking.Model{}, fmt.Errorf("%w: $%.2f of the $%.2f budget is spent; raise the cap in Settings, override it for this question, or switch to the local model",
 			ErrBudgetExceeded, meter.TotalUSD, meter.BudgetUSD)
 	}
 	if meter.Warning != "" {
-		m.warning = meter.Warning
+		m.Warning = meter.Warning
 	}
 	opt := llm.CloudOptions{APIKey: key, HTTPClient: e.httpClient(), MaxRetries: -1}
 	switch provider {
 	case ProviderOpenAI:
 		opt.BaseURL = cfg.OpenAIBaseURL
-		m.provider = llm.NewOpenAI(opt)
+		m.Provider = llm.NewOpenAI(opt)
 	case ProviderAnthropic:
 		opt.BaseURL = cfg.AnthropicBaseURL
-		m.provider = llm.NewAnthropic(opt)
+		m.Provider = llm.NewAnthropic(opt)
 	default:
-		return answerModel{}, fmt.Errorf("unknown provider %q in settings: use ollama, openai or anthropic", provider)
+		return asking.Model{}, fmt.Errorf("unknown provider %q in settings: use ollama, openai or anthropic", provider)
 	}
 	return m, nil
 }
@@ -71,15 +71,6 @@ func httpClientFor(cfg Config) *http.Client {
 		t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	}
 	return &http.Client{Transport: t}
-}
-
-// cost prices an answer's usage (the follow-up rewrite included) with m's price; local
-// models cost nothing.
-func (e *Engine) cost(m answerModel, u chat.Usage) float64 {
-	if m.price == nil {
-		return 0
-	}
-	return m.price.Cost(llm.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, CachedTokens: u.CachedTokens})
 }
 
 // answerStatus says in st who answers. With a cloud provider the chat side of the mode

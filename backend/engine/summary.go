@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/library"
@@ -149,7 +150,7 @@ func (e *Engine) summarizeSection(ctx context.Context, all []chat.Passage, idx [
 // message's citations, so sessions show, resume and export it.
 func (e *Engine) saveSummary(ctx context.Context, sum *Summary, sessionID string) error {
 	if sessionID == "" {
-		s := library.Session{ID: NewSessionID(), Title: "Summary: " + sum.Title, DocIDs: []string{sum.DocID}}
+		s := library.Session{ID: asking.NewSessionID(), Title: "Summary: " + sum.Title, DocIDs: []string{sum.DocID}}
 		if err := e.lib.CreateSession(ctx, &s); err != nil {
 			return fmt.Errorf("save summary: %w", err)
 		}

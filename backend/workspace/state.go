@@ -72,9 +72,9 @@ type MemorySettings struct {
 
 // Memory returns whether memory is on and every memory kept.
 func (w *Workspace) Memory() (MemorySettings, error) {
-	list, err := w.eng.Memories(w.ctx)
+	list, err := w.eng.Memory().List(w.ctx)
 	if err != nil {
 		return MemorySettings{}, err
 	}
-	return MemorySettings{Enabled: w.eng.MemoryEnabled(w.ctx), Memories: list}, nil
+	return MemorySettings{Enabled: w.eng.Memory().Enabled(w.ctx), Memories: list}, nil
 }

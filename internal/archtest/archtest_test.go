@@ -27,26 +27,27 @@ var layers = map[string]int{
 	"app":                    2, // the bridge to the webview
 	"backend/workspace":      3, // the open library, its running work, switching it
 	"backend/engine":         4, // the coordinator
-	"backend/chat":           5, // answering: prompt, model call, citations
-	"backend/chunk":          5, // cutting documents into passages
-	"backend/retrieve":       5, // finding passages
-	"backend/rerank":         5,
-	"backend/memory":         5,
-	"backend/cache":          5, // when two questions are the same
-	"backend/watch":          5, // keeping the library in step with watched folders
-	"backend/settings":       5, // a library's config.json and the library folder chosen
-	"backend/study":          5, // flashcards: made from passages, kept in decks, reviewed
-	"backend/ingest":         6, // reading sources
-	"backend/llm":            6, // model providers
-	"backend/library":        7, // SQLite
-	"backend/index":          7, // FAISS and bleve
-	"backend/ingest/pdftext": 7,
-	"backend/index/faiss":    8,
-	"backend/logfile":        8, // the rotated log file a menu-launched app writes
-	"backend/crashpoint":     8, // named kill points for the crash tests, inert for users
-	"backend/envconfig":      9,
-	"backend/index/flat":     9, // the pure-Go index behind faiss's API without cgo (-tags nofaiss)
-	"backend/study/fsrs":     9, // the FSRS scheduler, as ts-fsrs computes it
+	"backend/asking":         5, // sessions: the steps of one question, saving, resuming
+	"backend/chat":           6, // answering: prompt, model call, citations
+	"backend/chunk":          6, // cutting documents into passages
+	"backend/retrieve":       6, // finding passages
+	"backend/rerank":         6,
+	"backend/memory":         6, // what is kept about the user, learnt from their words
+	"backend/cache":          6, // the answer cache: when two questions are the same
+	"backend/watch":          6, // keeping the library in step with watched folders
+	"backend/settings":       6, // a library's config.json and the library folder chosen
+	"backend/study":          6, // flashcards: made from passages, kept in decks, reviewed
+	"backend/ingest":         7, // reading sources
+	"backend/llm":            7, // model providers
+	"backend/library":        8, // SQLite
+	"backend/index":          8, // FAISS and bleve
+	"backend/ingest/pdftext": 8,
+	"backend/index/faiss":    9,
+	"backend/logfile":        9, // the rotated log file a menu-launched app writes
+	"backend/crashpoint":     9, // named kill points for the crash tests, inert for users
+	"backend/envconfig":      10,
+	"backend/index/flat":     10, // the pure-Go index behind faiss's API without cgo (-tags nofaiss)
+	"backend/study/fsrs":     10, // the FSRS scheduler, as ts-fsrs computes it
 }
 
 type pkg struct {

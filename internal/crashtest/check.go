@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/cache"
 	"github.com/carrel-app/carrel/backend/index"
 	"github.com/carrel-app/carrel/backend/library"
 	_ "github.com/mattn/go-sqlite3"
@@ -207,7 +207,7 @@ func Check(dir string) (State, error) {
 		bad("the lexical index holds %d entries, the library %d parents (%s)", len(lexIDs), len(parentIDs), diff(lexIDs, parentIDs))
 	}
 
-	cvec, err := index.OpenVectors(filepath.Join(dir, engine.CacheDir))
+	cvec, err := index.OpenVectors(filepath.Join(dir, cache.Dir))
 	if err != nil {
 		return st, fmt.Errorf("open the answer cache index: %w", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/chunk"
 	"github.com/carrel-app/carrel/backend/crashpoint"
 	"github.com/carrel-app/carrel/backend/engine"
@@ -104,16 +105,16 @@ func operate(ctx context.Context, eng *engine.Engine, op string, files []string)
 			return err
 		}
 	case "ask":
-		ans, err := eng.AskSession(ctx, question, engine.AskOptions{}, nil)
+		ans, err := eng.Asking().Ask(ctx, question, asking.Options{}, nil)
 		if err != nil {
 			return err
 		}
-		if _, err := eng.AskSession(ctx, followUp, engine.AskOptions{SessionID: ans.SessionID}, nil); err != nil {
+		if _, err := eng.Asking().Ask(ctx, followUp, asking.Options{SessionID: ans.SessionID}, nil); err != nil {
 			return err
 		}
 		// The same question again: a cache lookup, and a cache write if the first
 		// answer was not kept.
-		if _, err := eng.AskSession(ctx, question, engine.AskOptions{}, nil); err != nil {
+		if _, err := eng.Asking().Ask(ctx, question, asking.Options{}, nil); err != nil {
 			return err
 		}
 	default:
@@ -408,7 +409,7 @@ func (fx *fixture) verify(dir, op string, killed bool) error {
 	}
 	// Search and ask work on whatever the kill left.
 	hits, serr := eng.Search(ctx, "Thoreau pond", engine.SearchOptions{})
-	ans, aerr := eng.AskSession(ctx, question, engine.AskOptions{}, nil)
+	ans, aerr := eng.Asking().Ask(ctx, question, asking.Options{}, nil)
 	if err := errors.Join(serr, aerr, eng.Close()); err != nil {
 		return fmt.Errorf("after reopening: %w", err)
 	}

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/carrel-app/carrel/backend/asking"
+	"github.com/carrel-app/carrel/backend/cache"
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/retrieve"
@@ -238,7 +240,7 @@ func TestReadOnlyLibrary(t *testing.T) {
 	if err != nil || r.Status != engine.Inserted {
 		t.Fatalf("ingest: %+v %v", r, err)
 	}
-	if _, err := eng.AskSession(ctx, "What did Thoreau plant?", engine.AskOptions{}, nil); err != nil {
+	if _, err := eng.Asking().Ask(ctx, "What did Thoreau plant?", asking.Options{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	eng.Close()
@@ -262,14 +264,14 @@ func TestReadOnlyLibrary(t *testing.T) {
 	if _, err := eng.DocumentFile(ctx, r.DocID); err != nil {
 		t.Fatal(err)
 	}
-	if sessions, err := eng.Sessions(ctx); err != nil || len(sessions) != 1 {
+	if sessions, err := eng.Asking().Sessions(ctx); err != nil || len(sessions) != 1 {
 		t.Fatalf("sessions of a read-only library: %d %v", len(sessions), err)
 	}
 	_, err = eng.IngestFile(ctx, note(t, root, "more", 2), nil)
 	if !errors.Is(err, library.ErrReadOnly) || !strings.Contains(err.Error(), dir) {
 		t.Fatalf("ingest into a read-only library: want ErrReadOnly naming the folder, got %v", err)
 	}
-	if _, err := eng.AskSession(ctx, "What did Thoreau plant?", engine.AskOptions{}, nil); !errors.Is(err, library.ErrReadOnly) {
+	if _, err := eng.Asking().Ask(ctx, "What did Thoreau plant?", asking.Options{}, nil); !errors.Is(err, library.ErrReadOnly) {
 		t.Fatalf("ask in a read-only library: %v", err)
 	}
 	if err := eng.Remove(ctx, r.DocID); !errors.Is(err, library.ErrReadOnly) {
@@ -387,7 +389,7 @@ func TestDamagedIndexes(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, "vectors", "vectors.json"), []byte("{\"model\": "), 0o644)
 		}, "vector index"},
 		{"truncated answer cache index", func(t *testing.T, dir string) {
-			p := filepath.Join(dir, engine.CacheDir, "vectors.faiss")
+			p := filepath.Join(dir, cache.Dir, "vectors.faiss")
 			if _, err := os.Stat(p); err != nil {
 				os.MkdirAll(filepath.Dir(p), 0o755)
 				os.WriteFile(p, []byte("IxM2"), 0o644)
@@ -443,7 +445,7 @@ func TestDamagedIndexes(t *testing.T) {
 			if hits, err := eng.Search(ctx, "woods", engine.SearchOptions{}); err != nil || len(hits) == 0 {
 				t.Fatalf("hybrid search after a %s: %d hits, %v", c.name, len(hits), err)
 			}
-			if _, err := eng.AskSession(ctx, "What did Thoreau plant?", engine.AskOptions{}, nil); err != nil {
+			if _, err := eng.Asking().Ask(ctx, "What did Thoreau plant?", asking.Options{}, nil); err != nil {
 				t.Fatalf("ask after a %s: %v", c.name, err)
 			}
 			eng.Close()

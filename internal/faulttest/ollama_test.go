@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
@@ -42,10 +43,10 @@ func longAnswers(cfg engine.Config) engine.Config {
 }
 
 // onFirstToken returns an ask callback that runs f once, at the first token.
-func onFirstToken(f func()) (func(engine.AskEvent) error, *strings.Builder) {
+func onFirstToken(f func()) (func(asking.Event) error, *strings.Builder) {
 	var once sync.Once
 	var got strings.Builder
-	return func(ev engine.AskEvent) error {
+	return func(ev asking.Event) error {
 		if ev.Token != "" {
 			got.WriteString(ev.Token)
 			once.Do(f)
@@ -57,7 +58,7 @@ func onFirstToken(f func()) (func(engine.AskEvent) error, *strings.Builder) {
 // lastMessage is the one saved exchange of a session.
 func lastMessage(t *testing.T, eng *engine.Engine, sessionID string) library.Message {
 	t.Helper()
-	s, err := eng.Session(context.Background(), sessionID)
+	s, err := eng.Asking().Session(context.Background(), sessionID)
 	if err != nil || len(s.Messages) == 0 {
 		t.Fatalf("session %s: %+v %v", sessionID, s, err)
 	}
@@ -77,7 +78,7 @@ func TestOllamaKilledMidAnswer(t *testing.T) {
 		t.Fatalf("ingest: %+v %v", r, err)
 	}
 	fn, got := onFirstToken(func() { srv.Signal(syscall.SIGKILL) })
-	ans, err := eng.AskSession(ctx, "What did the cabin cost?", engine.AskOptions{}, fn)
+	ans, err := eng.Asking().Ask(ctx, "What did the cabin cost?", asking.Options{}, fn)
 	// Cut short with text: the text is the answer, marked truncated with a note; an
 	// error is fine too, as long as it says what happened.
 	if err != nil && !(errors.Is(err, llm.ErrTruncated) || errors.Is(err, llm.ErrUnreachable)) {
@@ -95,7 +96,7 @@ func TestOllamaKilledMidAnswer(t *testing.T) {
 		t.Fatalf("saved message after Ollama was killed: status %q, %d bytes of answer; want the partial answer, not marked done", msg.Status, len(msg.Answer))
 	}
 	eng.RefreshStatus()
-	next, err := eng.AskSession(ctx, "What did the cabin cost?", engine.AskOptions{}, nil)
+	next, err := eng.Asking().Ask(ctx, "What did the cabin cost?", asking.Options{}, nil)
 	if err != nil || next.Mode != chat.ModePassages || next.Note == "" {
 		t.Fatalf("the next question without Ollama: %+v %v", next, err)
 	}
@@ -173,13 +174,13 @@ func TestModelDeletedInUse(t *testing.T) {
 	fn, _ := onFirstToken(func() { deleteModel(t, srv.Host, srv.ChatModel) })
 	actx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	if _, err := eng.AskSession(actx, "What did the cabin cost?", engine.AskOptions{}, fn); actx.Err() != nil {
+	if _, err := eng.Asking().Ask(actx, "What did the cabin cost?", asking.Options{}, fn); actx.Err() != nil {
 		t.Fatalf("the answer under way when its model was deleted hung: %v", err)
 	}
 	var modes []string
 	for i := 0; i < 3; i++ {
 		// Fresh: the answer cache holds the first answer and would serve it with no model.
-		ans, err := eng.AskSession(ctx, "What did the cabin cost?", engine.AskOptions{Fresh: true}, nil)
+		ans, err := eng.Asking().Ask(ctx, "What did the cabin cost?", asking.Options{Fresh: true}, nil)
 		if err != nil {
 			if !errors.Is(err, llm.ErrModelNotFound) || !strings.Contains(err.Error(), "ollama pull "+srv.ChatModel) {
 				t.Fatalf("question after the chat model was deleted: want an error naming the model and `ollama pull`, got %v", err)
@@ -237,7 +238,7 @@ func TestOllamaFrozen(t *testing.T) {
 	fn, got := onFirstToken(func() { frozeAt = time.Now(); srv.Signal(syscall.SIGSTOP) })
 	actx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	ans, err := eng.AskSession(actx, "What did the cabin cost?", engine.AskOptions{}, fn)
+	ans, err := eng.Asking().Ask(actx, "What did the cabin cost?", asking.Options{}, fn)
 	waited := time.Since(frozeAt)
 	if actx.Err() != nil {
 		t.Fatalf("the answer hung on a frozen Ollama: %v", err)
@@ -267,7 +268,7 @@ func TestOllamaFrozen(t *testing.T) {
 	// from the passages rather than waiting on the model.
 	eng.RefreshStatus()
 	began := time.Now()
-	next, err := eng.AskSession(actx, "What did the cabin cost?", engine.AskOptions{Fresh: true}, nil)
+	next, err := eng.Asking().Ask(actx, "What did the cabin cost?", asking.Options{Fresh: true}, nil)
 	if err != nil || next.Mode != chat.ModePassages || next.Note == "" {
 		t.Fatalf("a question while Ollama is frozen: %+v %v", next, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/internal/testollama"
@@ -191,13 +192,13 @@ func TestSoak(t *testing.T) {
 	loop("ask", 5, func(r *rand.Rand, i int) {
 		q := []string{"What did the cabin cost?", "Where did Thoreau build?", "How many nails were counted?", "What is in section 3?"}[r.IntN(4)]
 		step("ask", func(ctx context.Context) error {
-			opt := engine.AskOptions{Fresh: r.IntN(3) == 0}
+			opt := asking.Options{Fresh: r.IntN(3) == 0}
 			mu.Lock()
 			if len(sessions) > 0 && r.IntN(2) == 0 {
 				opt.SessionID = sessions[r.IntN(len(sessions))]
 			}
 			mu.Unlock()
-			ans, err := eng.AskSession(ctx, q, opt, nil)
+			ans, err := eng.Asking().Ask(ctx, q, opt, nil)
 			if err != nil && opt.SessionID != "" && errors.Is(err, library.ErrNotFound) {
 				return nil // the session was deleted meanwhile
 			}
@@ -228,7 +229,7 @@ func TestSoak(t *testing.T) {
 		case id != "" && r.IntN(3) > 0:
 			step("session", func(ctx context.Context) error {
 				if r.IntN(2) == 0 {
-					err := eng.RenameSession(ctx, id, fmt.Sprintf("Soak %d", i))
+					err := eng.Asking().Rename(ctx, id, fmt.Sprintf("Soak %d", i))
 					if errors.Is(err, library.ErrNotFound) {
 						return nil
 					}
@@ -242,10 +243,10 @@ func TestSoak(t *testing.T) {
 					}
 				}
 				mu.Unlock()
-				return eng.DeleteSession(ctx, id)
+				return eng.Asking().Delete(ctx, id)
 			})
 		case r.IntN(2) == 0:
-			step("cache", func(ctx context.Context) error { _, err := eng.ClearCache(ctx); return err })
+			step("cache", func(ctx context.Context) error { _, err := eng.Asking().ClearCache(ctx); return err })
 		default:
 			doc, ok := pick(r)
 			if !ok {

@@ -80,3 +80,17 @@ func PDFs(tb testing.TB) []string {
 	}
 	return files
 }
+
+// Woods is a small Markdown document about Walden that answer tests ask about: why
+// Thoreau went to the woods, what he planted and what he ate.
+const Woods = `# Walden
+
+Henry David Thoreau went to the woods because he wished to live deliberately, to front only
+the essential facts of life, and see if he could not learn what it had to teach.
+
+## Beans
+
+Thoreau planted about two acres and a half of upland with beans, potatoes, corn and peas.
+What did he eat there? He would eat mostly rice, beans and bread he baked himself, with salt
+pork and molasses.
+`

@@ -179,7 +179,7 @@ export type MemorySettings = {
   memories: Memory[];
 };
 
-/** github.com/carrel-app/carrel/backend/engine.CacheStatus */
+/** github.com/carrel-app/carrel/backend/asking.CacheStatus */
 export type CacheStatus = {
   enabled: boolean;
   entries: number;
@@ -239,7 +239,7 @@ export type Card = {
   updated_at: string;
 };
 
-/** github.com/carrel-app/carrel/backend/engine.SessionDetail */
+/** github.com/carrel-app/carrel/backend/asking.SessionDetail */
 export type SessionDetail = {
   id: string;
   title: string;
@@ -571,7 +571,7 @@ export type CardSchedule = {
   last_review: string;
 };
 
-/** github.com/carrel-app/carrel/backend/engine.SessionMessage */
+/** github.com/carrel-app/carrel/backend/asking.SessionMessage */
 export type SessionMessage = {
   id: number;
   session_id: string;

@@ -1,4 +1,4 @@
-package engine
+package asking_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/carrel-app/carrel/backend/cache"
+	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/internal/testengine"
 	"github.com/carrel-app/carrel/internal/testollama"
 )
 
@@ -15,12 +17,12 @@ import (
 // a hit whatever the vectors say.
 func TestCalibrateCache(t *testing.T) {
 	srv := testollama.Start(t)
-	eng := openEngine(t, Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel})
+	eng := testengine.Open(t, engine.Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel})
 	pairs, err := cache.ReadPairs(filepath.Join("..", "cache", "testdata", "pairs.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := eng.CalibrateCache(context.Background(), pairs)
+	c, err := eng.Asking().CalibrateCache(context.Background(), pairs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,12 +41,12 @@ func TestCalibrateCache(t *testing.T) {
 func TestCalibrateCacheMeaning(t *testing.T) {
 	srv := testollama.Start(t)
 	embed := testollama.MeaningModel(t, srv)
-	eng := openEngine(t, Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: embed})
+	eng := testengine.Open(t, engine.Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: embed})
 	pairs, err := cache.ReadPairs(filepath.Join("..", "cache", "testdata", "pairs.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := eng.CalibrateCache(context.Background(), pairs)
+	c, err := eng.Asking().CalibrateCache(context.Background(), pairs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package engine
+package asking_test
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/carrel-app/carrel/backend/asking"
+	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/internal/testengine"
 	"github.com/carrel-app/carrel/internal/testollama"
 	"github.com/zalando/go-keyring"
 )
@@ -25,7 +28,7 @@ func TestMemoryOnlyFromUser(t *testing.T) {
 	note := filepath.Join(dir, "chef.md")
 	os.WriteFile(note, []byte("# A chef's diary\n\nI am a professional chef. I prefer short answers. My goal is to open a restaurant.\nI'm studying French cuisine.\n"), 0o644)
 	for _, chatModel := range []string{srv.ChatModel, "no-such-model"} {
-		eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib-"+chatModel), OllamaHost: srv.Host, ChatModel: chatModel,
+		eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib-"+chatModel), OllamaHost: srv.Host, ChatModel: chatModel,
 			EmbedModel: srv.EmbedModel, MaxTokens: 16})
 		ctx := context.Background()
 		if _, err := eng.IngestFile(ctx, note, nil); err != nil {
@@ -36,16 +39,16 @@ func TestMemoryOnlyFromUser(t *testing.T) {
 			`The diary says "I am a professional chef. I prefer short answers." Who wrote it?`,
 			"> I'm studying French cuisine.\nWhat is the chef studying?",
 		} {
-			ans := ask(t, eng, q, AskOptions{})
+			ans := testengine.Ask(t, eng, q, asking.Options{})
 			if chatModel == "no-such-model" && (ans.Mode != "passages" || !strings.Contains(ans.Text, "professional chef")) {
 				t.Fatalf("the no-model answer should quote the document: %+v", ans)
 			}
 		}
-		if ms, _ := eng.Memories(ctx); len(ms) != 0 {
+		if ms, _ := eng.Memory().List(ctx); len(ms) != 0 {
 			t.Fatalf("%s: memories from a document or an answer: %+v", chatModel, ms)
 		}
-		ask(t, eng, "I'm a second-year nursing student. What does the chef prefer?", AskOptions{})
-		ms, _ := eng.Memories(ctx)
+		testengine.Ask(t, eng, "I'm a second-year nursing student. What does the chef prefer?", asking.Options{})
+		ms, _ := eng.Memory().List(ctx)
 		if len(ms) != 1 || ms[0].Text != "is a second-year nursing student" || ms[0].Kind != "context" || ms[0].SessionID == "" {
 			t.Fatalf("%s: memories = %+v", chatModel, ms)
 		}
@@ -86,66 +89,57 @@ func TestMemoryInPrompt(t *testing.T) {
 	dir := t.TempDir()
 	note := filepath.Join(dir, "walden.md")
 	os.WriteFile(note, []byte("# Walden\n\nThoreau planted beans, potatoes, corn and peas by Walden Pond.\n"), 0o644)
-	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib"),
-		AnswerConfig: AnswerConfig{Provider: ProviderOpenAI, OpenAIBaseURL: capture.URL}})
+	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"),
+		AnswerConfig: engine.AnswerConfig{Provider: engine.ProviderOpenAI, OpenAIBaseURL: capture.URL}})
 	ctx := context.Background()
 	eng.IngestFile(ctx, note, nil)
 
-	ask(t, eng, "I prefer short answers. What did Thoreau plant?", AskOptions{})
+	testengine.Ask(t, eng, "I prefer short answers. What did Thoreau plant?", asking.Options{})
 	if strings.Contains(last(), "About the user") {
 		t.Fatal("a memory reached the prompt of the answer it was learnt from (it is learnt after the answer)")
 	}
-	ask(t, eng, "What did Thoreau grow by the pond?", AskOptions{})
+	testengine.Ask(t, eng, "What did Thoreau grow by the pond?", asking.Options{})
 	body := last()
 	about := strings.Index(body, "About the user")
 	if about < 0 || !strings.Contains(body, `- The user prefers short answers`) || about < strings.Index(body, "[1]") {
 		t.Fatalf("memory not in its own section after the passages: %s", body)
 	}
 	// Said again: a duplicate is not kept.
-	ask(t, eng, "I prefer short answers. What is Walden Pond?", AskOptions{})
-	ms, _ := eng.Memories(ctx)
+	testengine.Ask(t, eng, "I prefer short answers. What is Walden Pond?", asking.Options{})
+	ms, _ := eng.Memory().List(ctx)
 	if len(ms) != 1 {
 		t.Fatalf("memories: %+v", ms)
 	}
-	m, err := eng.AddMemory(ctx, "goal", "wants to pass the botany exam")
+	m, err := eng.Memory().Add(ctx, "goal", "wants to pass the botany exam")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.AddMemory(ctx, "mood", "x"); err == nil {
+	if _, err := eng.Memory().Add(ctx, "mood", "x"); err == nil {
 		t.Fatal("a memory of an unknown kind was accepted")
 	}
-	if _, err := eng.EditMemory(ctx, m.ID, "wants to pass the biology exam"); err != nil {
+	if _, err := eng.Memory().Edit(ctx, m.ID, "wants to pass the biology exam"); err != nil {
 		t.Fatal(err)
 	}
-	if err := eng.DeleteMemory(ctx, ms[0].ID); err != nil {
+	if err := eng.Memory().Delete(ctx, ms[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := eng.DeleteMemory(ctx, ms[0].ID); err == nil {
+	if err := eng.Memory().Delete(ctx, ms[0].ID); err == nil {
 		t.Fatal("deleting a deleted memory succeeded")
 	}
-	ask(t, eng, "How deep is Walden Pond?", AskOptions{})
+	testengine.Ask(t, eng, "How deep is Walden Pond?", asking.Options{})
 	if body := last(); !strings.Contains(body, "- The user wants to pass the biology exam") || strings.Contains(body, "short answers") {
 		t.Fatalf("edited memories in the prompt: %s", body)
 	}
 	// Off: nothing learnt, nothing sent.
-	if err := eng.SetMemoryEnabled(ctx, false); err != nil {
+	if err := eng.Memory().SetEnabled(ctx, false); err != nil {
 		t.Fatal(err)
 	}
-	ask(t, eng, "I'm a botany student. Where is Walden Pond?", AskOptions{})
+	testengine.Ask(t, eng, "I'm a botany student. Where is Walden Pond?", asking.Options{})
 	if body := last(); strings.Contains(body, "About the user") {
 		t.Fatalf("memory off, yet in the prompt: %s", body)
 	}
-	if ms, _ := eng.Memories(ctx); len(ms) != 1 || eng.MemoryEnabled(ctx) {
+	if ms, _ := eng.Memory().List(ctx); len(ms) != 1 || eng.Memory().Enabled(ctx) {
 		t.Fatalf("memory off, yet learnt: %+v", ms)
-	}
-}
-
-// verifies a model's proposed memories are kept only when the user's words say them.
-func TestParseModelFacts(t *testing.T) {
-	msg := "I'm a second-year nursing student at Leeds. What does the author say about sepsis?"
-	got := parseModelFacts("context: is a second-year nursing student at Leeds\n- goal: wants to become a surgeon\npreference: prefers short answers\nnone\nthe user is smart", msg)
-	if len(got) != 1 || got[0].Text != "is a second-year nursing student at leeds" || got[0].Kind != "context" {
-		t.Fatalf("parseModelFacts = %+v", got)
 	}
 }
 
@@ -153,17 +147,17 @@ func TestParseModelFacts(t *testing.T) {
 // proposals are all refused, so only the rules' facts are kept.
 func TestModelMemoryRefusesGibberish(t *testing.T) {
 	srv := testollama.Start(t)
-	eng, _ := openWithNotes(t, srv)
+	eng, _ := testengine.WithNotes(t, srv)
 	ctx := context.Background()
-	if err := eng.SetMemoryModelEnabled(ctx, true); err != nil || !eng.MemoryModelEnabled(ctx) {
+	if err := eng.Memory().SetModelEnabled(ctx, true); err != nil || !eng.Memory().ModelEnabled(ctx) {
 		t.Fatal(err)
 	}
-	ask(t, eng, "I'm a second-year nursing student at Leeds. Why did Thoreau live in the woods?", AskOptions{})
-	if ms, _ := eng.Memories(ctx); len(ms) != 0 {
+	testengine.Ask(t, eng, "I'm a second-year nursing student at Leeds. Why did Thoreau live in the woods?", asking.Options{})
+	if ms, _ := eng.Memory().List(ctx); len(ms) != 0 {
 		t.Fatalf("memories from a random model: %+v", ms)
 	}
-	ask(t, eng, "I prefer short answers. What did Thoreau plant?", AskOptions{})
-	if ms, _ := eng.Memories(ctx); len(ms) != 1 || ms[0].Text != "prefers short answers" {
+	testengine.Ask(t, eng, "I prefer short answers. What did Thoreau plant?", asking.Options{})
+	if ms, _ := eng.Memory().List(ctx); len(ms) != 1 || ms[0].Text != "prefers short answers" {
 		t.Fatalf("memories: %+v", ms)
 	}
 }

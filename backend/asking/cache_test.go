@@ -1,4 +1,4 @@
-package engine
+package asking_test
 
 import (
 	"context"
@@ -13,51 +13,46 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/cache"
 	"github.com/carrel-app/carrel/backend/chat"
+	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/internal/testcorpus"
+	"github.com/carrel-app/carrel/internal/testengine"
 	"github.com/carrel-app/carrel/internal/testollama"
 	"github.com/zalando/go-keyring"
 )
 
 // openForCache opens an engine on the test Ollama with the word-meaning embedding model
 // and one small document, with the threshold the calibration pairs call for.
-func openForCache(t *testing.T, srv *testollama.Server, dir string) (*Engine, string) {
+func openForCache(t *testing.T, srv *testollama.Server, dir string) (*engine.Engine, string) {
 	t.Helper()
 	embed := testollama.MeaningModel(t, srv)
 	note := filepath.Join(dir, "walden.md")
 	if _, err := os.Stat(note); err != nil {
-		if err := os.WriteFile(note, []byte(woods), 0o644); err != nil {
+		if err := os.WriteFile(note, []byte(testcorpus.Woods), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
 		EmbedModel: embed, MaxTokens: 16})
 	// The threshold the calibration pairs call for with this model.
 	pairs, err := cache.ReadPairs(filepath.Join("..", "cache", "testdata", "pairs.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := eng.CalibrateCache(context.Background(), pairs)
+	c, err := eng.Asking().CalibrateCache(context.Background(), pairs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := eng.SetCacheThreshold(context.Background(), c.Threshold); err != nil {
+	if err := eng.Asking().SetCacheThreshold(context.Background(), c.Threshold); err != nil {
 		t.Fatal(err)
 	}
 	r, err := eng.IngestFile(context.Background(), note, nil)
-	if err != nil || (r.Status != Inserted && r.Status != Skipped) {
+	if err != nil || (r.Status != engine.Inserted && r.Status != engine.Skipped) {
 		t.Fatalf("ingest: %+v %v", r, err)
 	}
 	return eng, r.DocID
-}
-
-func ask(t *testing.T, eng *Engine, q string, opt AskOptions) *chat.Answer {
-	t.Helper()
-	ans, err := eng.AskSession(context.Background(), q, opt, nil)
-	if err != nil {
-		t.Fatalf("ask %q: %v", q, err)
-	}
-	return ans
 }
 
 // verifies the answer cache against the real test Ollama: a paraphrased repeat reuses
@@ -70,14 +65,14 @@ func TestAnswerCache(t *testing.T) {
 	dir := t.TempDir()
 	eng, docID := openForCache(t, srv, dir)
 	ctx := context.Background()
-	all := AskOptions{DocIDs: []string{}}
+	all := asking.Options{DocIDs: []string{}}
 	const q = "Why did Thoreau live in the woods?"
 
 	// Each property is a subtest, so one failing does not hide the others; they run in
 	// order over the same library, so a later one can fail because an earlier one did.
 	var first, fresh *chat.Answer
 	t.Run("first answer is the model's", func(t *testing.T) {
-		first = ask(t, eng, q, all)
+		first = testengine.Ask(t, eng, q, all)
 		if first.Cached != nil || first.Mode != chat.ModeModel || first.Usage.CompletionTokens == 0 {
 			t.Fatalf("first answer: %+v", first)
 		}
@@ -86,8 +81,8 @@ func TestAnswerCache(t *testing.T) {
 		t.FailNow()
 	}
 	t.Run("paraphrase reuses it without the model", func(t *testing.T) {
-		var events []AskEvent
-		again, err := eng.AskSession(ctx, "So why did Thoreau live in the woods?", all, func(ev AskEvent) error {
+		var events []asking.Event
+		again, err := eng.Asking().Ask(ctx, "So why did Thoreau live in the woods?", all, func(ev asking.Event) error {
 			events = append(events, ev)
 			return nil
 		})
@@ -104,50 +99,45 @@ func TestAnswerCache(t *testing.T) {
 		}
 	})
 	t.Run("another question sharing words misses", func(t *testing.T) {
-		if other := ask(t, eng, "What did Thoreau eat in the woods?", all); other.Cached != nil {
+		if other := testengine.Ask(t, eng, "What did Thoreau eat in the woods?", all); other.Cached != nil {
 			t.Fatalf("different question hit the cache: %+v", other.Cached)
 		}
-		if when := ask(t, eng, "When did Thoreau live in the woods?", all); when.Cached != nil {
+		if when := testengine.Ask(t, eng, "When did Thoreau live in the woods?", all); when.Cached != nil {
 			t.Fatalf("a when-question hit a why-question: %+v", when.Cached)
 		}
 	})
 	t.Run("exact repeat hits", func(t *testing.T) {
-		if s := ask(t, eng, q, all); s.Cached == nil {
+		if s := testengine.Ask(t, eng, q, all); s.Cached == nil {
 			t.Fatal("exact repeat missed")
 		}
 	})
 	t.Run("another scope or model family misses", func(t *testing.T) {
-		if scoped := ask(t, eng, q, AskOptions{DocIDs: []string{docID}}); scoped.Cached != nil {
+		if scoped := testengine.Ask(t, eng, q, asking.Options{DocIDs: []string{docID}}); scoped.Cached != nil {
 			t.Fatalf("another scope hit: %+v", scoped.Cached)
 		}
-		scope, err := eng.scopeOf(ctx, nil, eng.aboutUser(ctx))
-		if err != nil {
-			t.Fatal(err)
-		}
-		st := eng.Status(ctx)
-		if h, err := eng.lookupCache(ctx, st, q, "ollama/other-model", scope); h != nil || err != nil {
+		if h, err := eng.Asking().LookupCache(ctx, q, "ollama/other-model"); h != nil || err != nil {
 			t.Fatalf("another model family hit: %+v %v", h, err)
 		}
-		if h, _ := eng.lookupCache(ctx, st, q, modelFamily("ollama", srv.ChatModel+":latest"), scope); h == nil {
+		if h, _ := eng.Asking().LookupCache(ctx, q, cache.Family("ollama", srv.ChatModel+":latest")); h == nil {
 			t.Fatal("the same family under its :latest tag missed")
 		}
 	})
 	t.Run("fresh answer replaces the entry", func(t *testing.T) {
-		before, _ := eng.lib.CacheIDs(ctx)
-		fresh = ask(t, eng, q, AskOptions{DocIDs: []string{}, Fresh: true})
-		after, _ := eng.lib.CacheIDs(ctx)
+		before, _ := eng.Library().CacheIDs(ctx)
+		fresh = testengine.Ask(t, eng, q, asking.Options{DocIDs: []string{}, Fresh: true})
+		after, _ := eng.Library().CacheIDs(ctx)
 		if fresh.Cached != nil || fresh.Usage.CompletionTokens == 0 || len(after) != len(before) {
 			t.Fatalf("fresh: cached %+v, %d tokens, entries %d → %d", fresh.Cached, fresh.Usage.CompletionTokens, len(before), len(after))
 		}
-		if h := ask(t, eng, q, all); h.Cached == nil || h.Cached.MessageID != fresh.MessageID {
+		if h := testengine.Ask(t, eng, q, all); h.Cached == nil || h.Cached.MessageID != fresh.MessageID {
 			t.Fatalf("after fresh, the hit should be the fresh answer: %+v", h.Cached)
 		}
 	})
 	t.Run("another chat model misses and answers", func(t *testing.T) {
 		eng.Close()
-		other := openEngine(t, Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: testollama.EmbedModel,
+		other := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: testollama.EmbedModel,
 			EmbedModel: eng.Config().EmbedModel, MaxTokens: 16})
-		if h := ask(t, other, q, all); h.Cached != nil || h.Model != testollama.EmbedModel {
+		if h := testengine.Ask(t, other, q, all); h.Cached != nil || h.Model != testollama.EmbedModel {
 			t.Fatalf("another model: model %s, cached %+v", h.Model, h.Cached)
 		}
 	})
@@ -155,7 +145,7 @@ func TestAnswerCache(t *testing.T) {
 	// when the whole test ends).
 	eng, _ = openForCache(t, srv, dir)
 	t.Run("cache persists across a restart", func(t *testing.T) {
-		if h := ask(t, eng, "So why did Thoreau live in the woods?", all); h.Cached == nil || h.Cached.Match != chat.MatchMeaning {
+		if h := testengine.Ask(t, eng, "So why did Thoreau live in the woods?", all); h.Cached == nil || h.Cached.Match != chat.MatchMeaning {
 			t.Fatalf("after a restart: %+v", h.Cached)
 		}
 	})
@@ -164,42 +154,42 @@ func TestAnswerCache(t *testing.T) {
 		extra := filepath.Join(dir, "pond.md")
 		os.WriteFile(extra, []byte("# The pond\n\nWalden Pond is deep and clear; Thoreau sounded it in winter.\n"), 0o644)
 		r, err := eng.IngestFile(ctx, extra, nil)
-		if err != nil || r.Status != Inserted {
+		if err != nil || r.Status != engine.Inserted {
 			t.Fatalf("ingest: %+v %v", r, err)
 		}
-		if h := ask(t, eng, q, all); h.Cached != nil {
+		if h := testengine.Ask(t, eng, q, all); h.Cached != nil {
 			t.Fatalf("hit after a document was added: %+v", h.Cached)
 		}
-		if h := ask(t, eng, q, all); h.Cached == nil {
+		if h := testengine.Ask(t, eng, q, all); h.Cached == nil {
 			t.Fatal("the new answer was not cached")
 		}
 		// Removing a document deletes every entry that searched it, at once.
-		n, _ := eng.lib.CacheIDs(ctx)
+		n, _ := eng.Library().CacheIDs(ctx)
 		if err := eng.Remove(ctx, r.DocID); err != nil {
 			t.Fatal(err)
 		}
-		left, _ := eng.lib.CacheIDs(ctx)
+		left, _ := eng.Library().CacheIDs(ctx)
 		if len(left) >= len(n) {
 			t.Fatalf("entries after removing a document: %d, before %d", len(left), len(n))
 		}
-		if h := ask(t, eng, q, all); h.Cached != nil {
+		if h := testengine.Ask(t, eng, q, all); h.Cached != nil {
 			t.Fatalf("hit after a document was removed: %+v", h.Cached)
 		}
 	})
 	t.Run("edited document in scope invalidates", func(t *testing.T) {
 		// An edited document is new bytes, a new id: a session scoped to the old one misses.
 		// (The scoped answer from before still holds: its document did not change.)
-		if h := ask(t, eng, q, AskOptions{DocIDs: []string{docID}}); h.Cached == nil {
+		if h := testengine.Ask(t, eng, q, asking.Options{DocIDs: []string{docID}}); h.Cached == nil {
 			t.Fatal("scoped repeat missed though its document is unchanged")
 		}
 		if err := eng.Remove(ctx, docID); err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(dir, "walden.md"), []byte(strings.Replace(woods, "two acres", "three acres", 1)), 0o644)
+		os.WriteFile(filepath.Join(dir, "walden.md"), []byte(strings.Replace(testcorpus.Woods, "two acres", "three acres", 1)), 0o644)
 		if _, err := eng.IngestFile(ctx, filepath.Join(dir, "walden.md"), nil); err != nil {
 			t.Fatal(err)
 		}
-		if h, _ := eng.AskSession(ctx, q, AskOptions{DocIDs: []string{docID}}, nil); h != nil && h.Cached != nil {
+		if h, _ := eng.Asking().Ask(ctx, q, asking.Options{DocIDs: []string{docID}}, nil); h != nil && h.Cached != nil {
 			t.Fatalf("hit after the document in scope was edited: %+v", h.Cached)
 		}
 	})
@@ -214,21 +204,21 @@ func TestAnswerCacheWithoutEmbeddings(t *testing.T) {
 	srv := testollama.Start(t)
 	dir := t.TempDir()
 	note := filepath.Join(dir, "walden.md")
-	os.WriteFile(note, []byte(woods), 0o644)
-	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+	os.WriteFile(note, []byte(testcorpus.Woods), 0o644)
+	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
 		EmbedModel: "no-such-embedder", MaxTokens: 16})
 	if _, err := eng.IngestFile(context.Background(), note, nil); err != nil {
 		t.Fatal(err)
 	}
-	first := ask(t, eng, "What did Thoreau plant?", AskOptions{})
-	hit := ask(t, eng, "what did Thoreau plant", AskOptions{})
+	first := testengine.Ask(t, eng, "What did Thoreau plant?", asking.Options{})
+	hit := testengine.Ask(t, eng, "what did Thoreau plant", asking.Options{})
 	if first.Cached != nil || hit.Cached == nil || hit.Cached.Match != chat.MatchWords || hit.Cached.Similarity != 0 {
 		t.Fatalf("words-only cache: first %+v, repeat %+v", first.Cached, hit.Cached)
 	}
-	if miss := ask(t, eng, "What did Emerson plant?", AskOptions{}); miss.Cached != nil {
+	if miss := testengine.Ask(t, eng, "What did Emerson plant?", asking.Options{}); miss.Cached != nil {
 		t.Fatalf("different subject hit: %+v", miss.Cached)
 	}
-	cs, err := eng.CacheStatus(context.Background())
+	cs, err := eng.Asking().CacheStatus(context.Background())
 	// "Emerson" is in no document: "not in your documents" is never cached.
 	if err != nil || cs.Match != chat.MatchWords || !strings.Contains(cs.Note, "no-such-embedder") || cs.Entries != 1 {
 		t.Fatalf("status: %+v %v", cs, err)
@@ -277,17 +267,17 @@ func TestCacheMetricsAddUp(t *testing.T) {
 	dir := t.TempDir()
 	note := filepath.Join(dir, "walden.md")
 	os.WriteFile(note, []byte("# Walden\n\nThoreau planted beans, potatoes, corn and peas by Walden Pond.\n"), 0o644)
-	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib"),
-		AnswerConfig: AnswerConfig{Provider: ProviderOpenAI, OpenAIBaseURL: srv.URL}})
+	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"),
+		AnswerConfig: engine.AnswerConfig{Provider: engine.ProviderOpenAI, OpenAIBaseURL: srv.URL}})
 	ctx := context.Background()
 	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
 		t.Fatal(err)
 	}
-	a := ask(t, eng, "What did Thoreau plant?", AskOptions{})
-	b := ask(t, eng, "What did Thoreau plant by Walden Pond?", AskOptions{})
-	h1 := ask(t, eng, "what did thoreau plant", AskOptions{})
-	h2 := ask(t, eng, "What did Thoreau plant by Walden Pond", AskOptions{})
-	f := ask(t, eng, "What did he plant there?", AskOptions{SessionID: b.SessionID})
+	a := testengine.Ask(t, eng, "What did Thoreau plant?", asking.Options{})
+	b := testengine.Ask(t, eng, "What did Thoreau plant by Walden Pond?", asking.Options{})
+	h1 := testengine.Ask(t, eng, "what did thoreau plant", asking.Options{})
+	h2 := testengine.Ask(t, eng, "What did Thoreau plant by Walden Pond", asking.Options{})
+	f := testengine.Ask(t, eng, "What did he plant there?", asking.Options{SessionID: b.SessionID})
 	if a.Usage.CostUSD <= 0 || b.Usage.CostUSD <= 0 || h1.Cached == nil || h2.Cached == nil || calls.Load() != 3 {
 		t.Fatalf("answers: %v %v %v %v, %d model calls", a.Usage.CostUSD, b.Usage.CostUSD, h1.Cached, h2.Cached, calls.Load())
 	}
@@ -298,7 +288,7 @@ func TestCacheMetricsAddUp(t *testing.T) {
 		f.Usage.CostUSD >= a.Usage.CostUSD {
 		t.Fatalf("follow-up: %q → %q, cached %+v, cost %v", f.Question, f.Standalone, f.Cached, f.Usage.CostUSD)
 	}
-	st, err := eng.Stats(ctx)
+	st, err := eng.Asking().Stats(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +300,7 @@ func TestCacheMetricsAddUp(t *testing.T) {
 		t.Fatalf("stats: %+v (want saved %v, cost %v)", tot, wantSaved, wantCost)
 	}
 	// A resumed session shows which answers came from the cache.
-	d, err := eng.Session(ctx, h1.SessionID)
+	d, err := eng.Asking().Session(ctx, h1.SessionID)
 	if err != nil || len(d.Messages) != 1 || d.Messages[0].Cached == nil || d.Messages[0].Cached.MessageID != a.MessageID {
 		t.Fatalf("session detail: %+v %v", d.Messages, err)
 	}

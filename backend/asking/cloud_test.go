@@ -1,4 +1,4 @@
-package engine
+package asking_test
 
 import (
 	"context"
@@ -13,7 +13,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/carrel-app/carrel/backend/asking"
+	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/carrel-app/carrel/internal/testengine"
 	"github.com/zalando/go-keyring"
 )
 
@@ -62,36 +65,36 @@ func TestCloudAnswersAndBudget(t *testing.T) {
 	dir := t.TempDir()
 	note := filepath.Join(dir, "walden.md")
 	os.WriteFile(note, []byte("# Walden\n\nThoreau planted beans, potatoes, corn and peas by Walden Pond.\n"), 0o644)
-	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib"),
-		AnswerConfig: AnswerConfig{Provider: ProviderOpenAI, OpenAIBaseURL: srv.URL, BudgetUSD: 0.1}})
+	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"),
+		AnswerConfig: engine.AnswerConfig{Provider: engine.ProviderOpenAI, OpenAIBaseURL: srv.URL, BudgetUSD: 0.1}})
 	ctx := context.Background()
 	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.AskSession(ctx, "What did Thoreau plant?", AskOptions{}, nil); !errors.Is(err, llm.ErrNoAPIKey) {
+	if _, err := eng.Asking().Ask(ctx, "What did Thoreau plant?", asking.Options{}, nil); !errors.Is(err, llm.ErrNoAPIKey) {
 		t.Fatalf("no key: %v", err)
 	}
-	if st := eng.Status(ctx); st.Mode != ModeNoModel || st.Provider != "openai" || !strings.Contains(st.Fix, "OPENAI_API_KEY") {
+	if st := eng.Status(ctx); st.Mode != engine.ModeNoModel || st.Provider != "openai" || !strings.Contains(st.Fix, "OPENAI_API_KEY") {
 		t.Fatalf("status without a key: %+v", st)
 	}
 	if err := llm.SetAPIKey("openai", "sk-test"); err != nil {
 		t.Fatal(err)
 	}
 	eng.RefreshStatus()
-	if st := eng.Status(ctx); st.Mode != ModeLexical || st.AnswerModel != DefaultOpenAIModel || !strings.Contains(st.Reason, "OpenAI") {
+	if st := eng.Status(ctx); st.Mode != engine.ModeLexical || st.AnswerModel != engine.DefaultOpenAIModel || !strings.Contains(st.Reason, "OpenAI") {
 		t.Fatalf("status with a key, without Ollama: %+v", st)
 	}
 	want := (100_000*0.40 + 10_000*1.60) / 1e6
-	ans, err := eng.AskSession(ctx, "What did Thoreau plant?", AskOptions{}, nil)
+	ans, err := eng.Asking().Ask(ctx, "What did Thoreau plant?", asking.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ans.Provider != "openai" || ans.Model != DefaultOpenAIModel || !strings.Contains(ans.Text, "Thoreau planted beans and potatoes") ||
+	if ans.Provider != "openai" || ans.Model != engine.DefaultOpenAIModel || !strings.Contains(ans.Text, "Thoreau planted beans and potatoes") ||
 		ans.Usage.PromptTokens != 100_000 || fmt.Sprintf("%.6f", ans.Usage.CostUSD) != fmt.Sprintf("%.6f", want) || ans.Warning != "" {
 		t.Fatalf("first cloud answer: %+v", ans)
 	}
 	// $0.056 of $0.10: below 80%. The follow-up (rewritten by the model: two calls) passes it.
-	ans2, err := eng.AskSession(ctx, "And what else did he plant there?", AskOptions{SessionID: ans.SessionID}, nil)
+	ans2, err := eng.Asking().Ask(ctx, "And what else did he plant there?", asking.Options{SessionID: ans.SessionID}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,32 +105,32 @@ func TestCloudAnswersAndBudget(t *testing.T) {
 	if fmt.Sprintf("%.6f", m.TotalUSD) != fmt.Sprintf("%.6f", 3*want) || m.BudgetUsed < 1 || m.Warning == "" || m.Answers != 2 {
 		t.Fatalf("meter: %+v", m)
 	}
-	if _, err := eng.AskSession(ctx, "What is Walden Pond?", AskOptions{SessionID: ans.SessionID}, nil); !errors.Is(err, ErrBudgetExceeded) {
+	if _, err := eng.Asking().Ask(ctx, "What is Walden Pond?", asking.Options{SessionID: ans.SessionID}, nil); !errors.Is(err, engine.ErrBudgetExceeded) {
 		t.Fatalf("past the budget: %v", err)
 	}
-	over, err := eng.AskSession(ctx, "What is Walden Pond?", AskOptions{SessionID: ans.SessionID, OverrideBudget: true}, nil)
+	over, err := eng.Asking().Ask(ctx, "What is Walden Pond?", asking.Options{SessionID: ans.SessionID, OverrideBudget: true}, nil)
 	if err != nil || over.Usage.CostUSD == 0 {
 		t.Fatalf("override: %+v %v", over, err)
 	}
-	list, _ := eng.Sessions(ctx)
+	list, _ := eng.Asking().Sessions(ctx)
 	if len(list) != 1 || fmt.Sprintf("%.6f", list[0].CostUSD) != fmt.Sprintf("%.6f", m.TotalUSD+over.Usage.CostUSD) {
 		t.Fatalf("session cost: %+v", list)
 	}
 	// Settings round-trip through config.json, and the key never lands there.
 	s := eng.CloudSettings()
-	if s.Provider != ProviderOpenAI || s.Keys["openai"] != llm.KeySourceKeyring || s.Keys["anthropic"] != "" || s.PricesAsOf == "" {
+	if s.Provider != engine.ProviderOpenAI || s.Keys["openai"] != llm.KeySourceKeyring || s.Keys["anthropic"] != "" || s.PricesAsOf == "" {
 		t.Fatalf("settings: %+v", s)
 	}
-	s.Provider, s.BudgetUSD, s.Prices = ProviderAnthropic, 5, map[string]llm.Price{"claude-haiku-4-5": {Input: 2, Output: 6}}
+	s.Provider, s.BudgetUSD, s.Prices = engine.ProviderAnthropic, 5, map[string]llm.Price{"claude-haiku-4-5": {Input: 2, Output: 6}}
 	if err := eng.SetCloudSettings(s); err != nil {
 		t.Fatal(err)
 	}
-	saved, _ := LoadConfig(eng.Config().Dir)
-	raw, _ := os.ReadFile(filepath.Join(eng.Config().Dir, ConfigFile))
-	if saved.Provider != ProviderAnthropic || saved.BudgetUSD != 5 || saved.Prices["claude-haiku-4-5"].Input != 2 || strings.Contains(string(raw), "sk-test") {
+	saved, _ := engine.LoadConfig(eng.Config().Dir)
+	raw, _ := os.ReadFile(filepath.Join(eng.Config().Dir, engine.ConfigFile))
+	if saved.Provider != engine.ProviderAnthropic || saved.BudgetUSD != 5 || saved.Prices["claude-haiku-4-5"].Input != 2 || strings.Contains(string(raw), "sk-test") {
 		t.Fatalf("saved settings: %+v\n%s", saved.AnswerConfig, raw)
 	}
-	if err := eng.SetCloudSettings(CloudSettings{Provider: "gemini"}); err == nil {
+	if err := eng.SetCloudSettings(engine.CloudSettings{Provider: "gemini"}); err == nil {
 		t.Fatal("unknown provider accepted")
 	}
 }

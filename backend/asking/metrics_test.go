@@ -1,10 +1,13 @@
-package engine
+package asking_test
 
 import (
 	"context"
 	"math"
 	"testing"
 
+	"github.com/carrel-app/carrel/backend/asking"
+	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/internal/testengine"
 	"github.com/carrel-app/carrel/internal/testollama"
 )
 
@@ -13,19 +16,19 @@ import (
 // latencies are measured, and all of it survives reopening the library.
 func TestMetricsAddUp(t *testing.T) {
 	srv := testollama.Start(t)
-	eng, docID := openWithNotes(t, srv)
+	eng, docID := testengine.WithNotes(t, srv)
 	ctx := context.Background()
 	var prompt, completion int
 	var cost float64
-	first, err := eng.AskSession(ctx, "Why did Thoreau live in the woods?", AskOptions{DocIDs: []string{docID}}, nil)
+	first, err := eng.Asking().Ask(ctx, "Why did Thoreau live in the woods?", asking.Options{DocIDs: []string{docID}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := eng.AskSession(ctx, "What did he eat there?", AskOptions{SessionID: first.SessionID}, nil)
+	second, err := eng.Asking().Ask(ctx, "What did he eat there?", asking.Options{SessionID: first.SessionID}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	none, err := eng.AskSession(ctx, "How does the T.38 protocol relay Group 3 fax pages?", AskOptions{}, nil)
+	none, err := eng.Asking().Ask(ctx, "How does the T.38 protocol relay Group 3 fax pages?", asking.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,8 +45,8 @@ func TestMetricsAddUp(t *testing.T) {
 
 	dir := eng.Config().Dir
 	eng.Close()
-	eng = openEngine(t, Config{Dir: dir, OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel})
-	st, err := eng.Stats(ctx)
+	eng = testengine.Open(t, engine.Config{Dir: dir, OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel})
+	st, err := eng.Asking().Stats(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

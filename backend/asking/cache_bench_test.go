@@ -1,4 +1,4 @@
-package engine
+package asking_test
 
 import (
 	"context"
@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/carrel-app/carrel/backend/asking"
+	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/internal/testcorpus"
+	"github.com/carrel-app/carrel/internal/testengine"
 	"github.com/carrel-app/carrel/internal/testollama"
 )
 
@@ -25,20 +29,20 @@ func benchAsk(b *testing.B, fresh bool) {
 	srv := testollama.Start(b)
 	dir := b.TempDir()
 	note := filepath.Join(dir, "walden.md")
-	if err := os.WriteFile(note, []byte(woods), 0o644); err != nil {
+	if err := os.WriteFile(note, []byte(testcorpus.Woods), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	eng := openEngine(b, Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+	eng := testengine.Open(b, engine.Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
 		EmbedModel: srv.EmbedModel, MaxTokens: 16})
 	ctx := context.Background()
 	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := eng.AskSession(ctx, "Why did Thoreau live in the woods?", AskOptions{DocIDs: []string{}}, nil); err != nil {
+	if _, err := eng.Asking().Ask(ctx, "Why did Thoreau live in the woods?", asking.Options{DocIDs: []string{}}, nil); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		ans, err := eng.AskSession(ctx, "why did Thoreau live in the woods", AskOptions{DocIDs: []string{}, Fresh: fresh}, nil)
+		ans, err := eng.Asking().Ask(ctx, "why did Thoreau live in the woods", asking.Options{DocIDs: []string{}, Fresh: fresh}, nil)
 		if err != nil || (ans.Cached == nil) != fresh {
 			b.Fatalf("%v (cached %v)", err, ans.Cached)
 		}

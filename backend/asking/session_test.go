@@ -1,4 +1,4 @@
-package engine
+package asking_test
 
 import (
 	"context"
@@ -12,40 +12,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/chat"
+	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/carrel-app/carrel/internal/testcorpus"
+	"github.com/carrel-app/carrel/internal/testengine"
 	"github.com/carrel-app/carrel/internal/testollama"
 )
-
-const woods = `# Walden
-
-Henry David Thoreau went to the woods because he wished to live deliberately, to front only
-the essential facts of life, and see if he could not learn what it had to teach.
-
-## Beans
-
-Thoreau planted about two acres and a half of upland with beans, potatoes, corn and peas.
-What did he eat there? He would eat mostly rice, beans and bread he baked himself, with salt
-pork and molasses.
-`
-
-// openWithNotes opens an engine on the test Ollama with one small Markdown document.
-func openWithNotes(t *testing.T, srv *testollama.Server) (*Engine, string) {
-	t.Helper()
-	dir := t.TempDir()
-	note := filepath.Join(dir, "walden.md")
-	if err := os.WriteFile(note, []byte(woods), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
-		EmbedModel: srv.EmbedModel, MaxTokens: 16})
-	r, err := eng.IngestFile(context.Background(), note, nil)
-	if err != nil || r.Status != Inserted {
-		t.Fatalf("ingest: %+v %v", r, err)
-	}
-	return eng, r.DocID
-}
 
 // verifies a study session with a real Ollama server: the first question starts a
 // session scoped to its documents, a follow-up is rewritten into a standalone question
@@ -53,11 +28,11 @@ func openWithNotes(t *testing.T, srv *testollama.Server) (*Engine, string) {
 // renames, exports as Markdown and deletes.
 func TestStudySession(t *testing.T) {
 	srv := testollama.Start(t)
-	eng, docID := openWithNotes(t, srv)
+	eng, docID := testengine.WithNotes(t, srv)
 	ctx := context.Background()
 
 	var started, tokens int
-	first, err := eng.AskSession(ctx, "Why did Thoreau live in the woods?", AskOptions{DocIDs: []string{docID}}, func(ev AskEvent) error {
+	first, err := eng.Asking().Ask(ctx, "Why did Thoreau live in the woods?", asking.Options{DocIDs: []string{docID}}, func(ev asking.Event) error {
 		if ev.IsStart {
 			started++
 		} else {
@@ -85,7 +60,7 @@ func TestStudySession(t *testing.T) {
 			}
 		}
 	}
-	follow, err := eng.AskSession(ctx, "What did he eat there?", AskOptions{SessionID: first.SessionID}, nil)
+	follow, err := eng.Asking().Ask(ctx, "What did he eat there?", asking.Options{SessionID: first.SessionID}, nil)
 	if err != nil {
 		t.Fatalf("follow-up: %v", err)
 	}
@@ -93,7 +68,7 @@ func TestStudySession(t *testing.T) {
 		t.Fatalf("follow-up answer: session %q question %q standalone %q", follow.SessionID, follow.Question, follow.Standalone)
 	}
 
-	d, err := eng.Session(ctx, first.SessionID)
+	d, err := eng.Asking().Session(ctx, first.SessionID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,10 +82,10 @@ func TestStudySession(t *testing.T) {
 	if len(d.DocIDs) != 1 || d.Scope[0] != "Walden" || d.Title != "Why did Thoreau live in the woods?" || d.Model != srv.ChatModel {
 		t.Fatalf("session: %+v", d.Session)
 	}
-	if err := eng.RenameSession(ctx, first.SessionID, "  Walden  notes "); err != nil {
+	if err := eng.Asking().Rename(ctx, first.SessionID, "  Walden  notes "); err != nil {
 		t.Fatal(err)
 	}
-	md, err := eng.ExportSession(ctx, first.SessionID)
+	md, err := eng.Asking().Export(ctx, first.SessionID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,17 +95,17 @@ func TestStudySession(t *testing.T) {
 			t.Errorf("export lacks %q:\n%s", want, md)
 		}
 	}
-	list, _ := eng.Sessions(ctx)
+	list, _ := eng.Asking().Sessions(ctx)
 	if len(list) != 1 || list[0].Messages != 2 || list[0].Title != "Walden notes" {
 		t.Fatalf("sessions: %+v", list)
 	}
-	if err := eng.DeleteSession(ctx, first.SessionID); err != nil {
+	if err := eng.Asking().Delete(ctx, first.SessionID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.Session(ctx, first.SessionID); !errors.Is(err, library.ErrNotFound) {
+	if _, err := eng.Asking().Session(ctx, first.SessionID); !errors.Is(err, library.ErrNotFound) {
 		t.Fatalf("deleted session: %v", err)
 	}
-	if _, err := eng.AskSession(ctx, "Why?", AskOptions{SessionID: first.SessionID}, nil); !errors.Is(err, library.ErrNotFound) {
+	if _, err := eng.Asking().Ask(ctx, "Why?", asking.Options{SessionID: first.SessionID}, nil); !errors.Is(err, library.ErrNotFound) {
 		t.Fatalf("asking in a deleted session: %v", err)
 	}
 }
@@ -139,11 +114,11 @@ func TestStudySession(t *testing.T) {
 // session's history.
 func TestStopKeepsPartialAnswer(t *testing.T) {
 	srv := testollama.Start(t)
-	eng, _ := openWithNotes(t, srv)
+	eng, _ := testengine.WithNotes(t, srv)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var got strings.Builder
-	ans, err := eng.AskSession(ctx, "What did Thoreau plant?", AskOptions{}, func(ev AskEvent) error {
+	ans, err := eng.Asking().Ask(ctx, "What did Thoreau plant?", asking.Options{}, func(ev asking.Event) error {
 		if !ev.IsStart {
 			got.WriteString(ev.Token)
 			cancel() // the user presses Stop after the first token
@@ -153,7 +128,7 @@ func TestStopKeepsPartialAnswer(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || ans == nil || !ans.Stopped || ans.Text == "" || ans.MessageID == 0 {
 		t.Fatalf("stopped answer: %+v %v", ans, err)
 	}
-	d, err := eng.Session(context.Background(), ans.SessionID)
+	d, err := eng.Asking().Session(context.Background(), ans.SessionID)
 	if err != nil || len(d.Messages) != 1 {
 		t.Fatalf("session after stop: %+v %v", d, err)
 	}
@@ -169,15 +144,15 @@ func TestKeepAlive(t *testing.T) {
 	srv := testollama.Start(t)
 	dir := t.TempDir()
 	note := filepath.Join(dir, "walden.md")
-	os.WriteFile(note, []byte(woods), 0o644)
+	os.WriteFile(note, []byte(testcorpus.Woods), 0o644)
 	// No embedding model: the test's two models share one weights file, and Ollama
 	// v0.6.5 reloads that file's runner for whichever name asks last.
-	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
 		EmbedModel: "not-installed", MaxTokens: 16})
 	if _, err := eng.IngestFile(context.Background(), note, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.AskSession(context.Background(), "What did Thoreau plant?", AskOptions{}, nil); err != nil {
+	if _, err := eng.Asking().Ask(context.Background(), "What did Thoreau plant?", asking.Options{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := http.Get(srv.Host + "/api/ps")
@@ -197,7 +172,7 @@ func TestKeepAlive(t *testing.T) {
 	for _, m := range ps.Models {
 		if strings.HasPrefix(m.Name, srv.ChatModel+":") {
 			if left := time.Until(m.ExpiresAt); left < 20*time.Minute {
-				t.Fatalf("chat model unloads in %s, want about %s", left, DefaultKeepAlive)
+				t.Fatalf("chat model unloads in %s, want about %s", left, engine.DefaultKeepAlive)
 			}
 			return
 		}
@@ -212,17 +187,17 @@ func TestMissingModel(t *testing.T) {
 	srv := testollama.Start(t)
 	dir := t.TempDir()
 	note := filepath.Join(dir, "walden.md")
-	os.WriteFile(note, []byte(woods), 0o644)
-	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: "nosuch:1b", EmbedModel: srv.EmbedModel})
+	os.WriteFile(note, []byte(testcorpus.Woods), 0o644)
+	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: "nosuch:1b", EmbedModel: srv.EmbedModel})
 	ctx := context.Background()
 	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
 		t.Fatal(err)
 	}
-	ans, err := eng.AskSession(ctx, "What did Thoreau plant?", AskOptions{}, nil)
+	ans, err := eng.Asking().Ask(ctx, "What did Thoreau plant?", asking.Options{}, nil)
 	if err != nil || ans.Mode != "passages" || !strings.Contains(ans.Note, "ollama pull nosuch:1b") {
 		t.Fatalf("answer without the model: %+v %v", ans, err)
 	}
-	_, err = eng.ollama.Chat(ctx, llm.ChatRequest{Model: "nosuch:1b", Messages: []llm.Message{{Role: "user", Content: "hi"}}}, nil)
+	_, err = llm.NewOllama(srv.Host).Chat(ctx, llm.ChatRequest{Model: "nosuch:1b", Messages: []llm.Message{{Role: "user", Content: "hi"}}}, nil)
 	if !errors.Is(err, llm.ErrModelNotFound) || !strings.Contains(err.Error(), "ollama pull nosuch:1b") {
 		t.Fatalf("chat with a missing model: %v", err)
 	}
@@ -246,29 +221,29 @@ func TestTokenCalibration(t *testing.T) {
 	note := filepath.Join(dir, "beans.md")
 	os.WriteFile(note, []byte(b.String()), 0o644)
 	const maxTokens = 16
-	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
 		EmbedModel: srv.EmbedModel, MaxTokens: maxTokens, TopK: 8})
 	ctx := context.Background()
 	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
 		t.Fatal(err)
 	}
-	first, err := askOnce(ctx, eng, "What did Thoreau plant by the pond?", nil, nil)
+	first, err := eng.Asking().AnswerOnce(ctx, "What did Thoreau plant by the pond?", nil, nil)
 	if err != nil || first.Mode != "model" || first.UsageEstimated {
 		t.Fatalf("first answer: %+v %v", first, err)
 	}
-	est := eng.estimator(srv.ChatModel)
+	est := eng.Asking().Estimator(srv.ChatModel)
 	if est <= 0 || float64(est) >= 2 {
 		t.Fatalf("estimator after one answer = %v bytes/token (prompt %d bytes, %d tokens)", est, first.PromptBytes, first.Usage.PromptTokens)
 	}
-	numCtx := eng.contextLength(ctx, srv.ChatModel)
+	numCtx := eng.Asking().NumCtx(ctx)
 	if first.Usage.PromptTokens+maxTokens > numCtx {
 		t.Fatalf("first prompt overflowed: %d tokens in a window of %d", first.Usage.PromptTokens, numCtx)
 	}
-	second, err := askOnce(ctx, eng, "How did Thoreau keep an account of the beans?", nil, nil)
+	second, err := eng.Asking().AnswerOnce(ctx, "How did Thoreau keep an account of the beans?", nil, nil)
 	if err != nil || second.UsageEstimated {
 		t.Fatalf("second answer: %+v %v", second, err)
 	}
-	estimated := int(float64(second.PromptBytes)/float64(eng.estimator(srv.ChatModel))) + 1
+	estimated := int(float64(second.PromptBytes)/float64(eng.Asking().Estimator(srv.ChatModel))) + 1
 	if estimated < second.Usage.PromptTokens || second.Usage.PromptTokens+maxTokens > numCtx {
 		t.Fatalf("prompt: estimated %d tokens, Ollama counted %d, window %d", estimated, second.Usage.PromptTokens, numCtx)
 	}
@@ -277,67 +252,16 @@ func TestTokenCalibration(t *testing.T) {
 	}
 }
 
-// verifies Ollama going away mid-session: the question fails with ErrUnreachable, is kept
-// in history as failed with the reason, and the next question answers with passages.
-func TestOllamaGoneMidSession(t *testing.T) {
-	dir := t.TempDir()
-	note := filepath.Join(dir, "walden.md")
-	os.WriteFile(note, []byte(woods), 0o644)
-	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib")})
-	ctx := context.Background()
-	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
-		t.Fatal(err)
-	}
-	// As if the status had been checked while Ollama still ran.
-	st := eng.Status(ctx)
-	st.chatOK = true
-	eng.statusMu.Lock()
-	eng.status, eng.statusAt = st, time.Now()
-	eng.statusMu.Unlock()
-	_, err := eng.AskSession(ctx, "What did Thoreau plant?", AskOptions{}, nil)
-	if !errors.Is(err, llm.ErrUnreachable) {
-		t.Fatalf("ask with Ollama gone: %v", err)
-	}
-	list, _ := eng.Sessions(ctx)
-	if len(list) != 1 {
-		t.Fatalf("sessions: %+v", list)
-	}
-	d, _ := eng.Session(ctx, list[0].ID)
-	if len(d.Messages) != 1 || d.Messages[0].Status != library.MessageFailed || !strings.Contains(d.Messages[0].Note, "not reachable") {
-		t.Fatalf("failed question in history: %+v", d.Messages)
-	}
-	ans, err := eng.AskSession(ctx, "What did Thoreau plant?", AskOptions{SessionID: list[0].ID}, nil)
-	if err != nil || ans.Mode != "passages" {
-		t.Fatalf("next question: %+v %v", ans, err)
-	}
-}
-
 // verifies the embedding step of grounding through the real Ollama embedding model: a
 // sentence left unmarked is placed on the passage whose embedding matches it.
 func TestGroundByMeaning(t *testing.T) {
 	srv := testollama.Start(t)
-	eng := openEngine(t, Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel})
+	eng := testengine.Open(t, engine.Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel})
 	ans := &chat.Answer{Mode: chat.ModeModel, Text: "Simplify your life and keep your accounts on your thumbnail.",
 		Citations: []chat.Passage{{N: 1, Text: "Ponds freeze in winter and the ice is cut in blocks."},
 			{N: 2, Text: "Simplify your life and keep your accounts on your thumbnail."}}}
-	eng.groundByMeaning(context.Background(), ans)
+	eng.Asking().GroundByMeaning(context.Background(), ans)
 	if ans.Text != "Simplify your life and keep your accounts on your thumbnail [2]." || len(ans.Claims) != 1 || !ans.Claims[0].Supported {
 		t.Fatalf("grounded by meaning: %q %+v", ans.Text, ans.Claims)
 	}
-}
-
-// askOnce answers question from the library without a session, rewrite, cache or memory
-// (what Engine.Ask did, used only here): the prompt budget test times the answer alone.
-func askOnce(ctx context.Context, e *Engine, question string, docIDs []string, fn func(AskEvent) error) (*chat.Answer, error) {
-	st := e.Status(ctx)
-	m, err := e.answerModel(ctx, st, false)
-	if err != nil {
-		return nil, err
-	}
-	ans, err := e.answer(ctx, st, m, question, docIDs, fn)
-	if ans != nil {
-		ans.Usage.CostUSD = e.cost(m, ans.Usage)
-		ans.Warning = m.warning
-	}
-	return ans, err
 }
