@@ -89,6 +89,31 @@ type anthropicEvent struct {
 // Chat streams a message. Usage comes from message_start (input and cache tokens) and
 // message_delta (output tokens); an error event mid-stream (overloaded) ends it.
 func (a *Anthropic) Chat(ctx context.Context, req ChatRequest, fn func(Delta) error) (*Usage, error) {
+	st := &anthropicReader{a: a, fn: fn, began: time.Now(), usage: &Usage{}}
+	r, err := a.client.stream(ctx, joinURL(a.base, "v1/messages"), anthropicBody(req))
+	if err == nil {
+		err = readEvents(r, st.event)
+		r.Close()
+	}
+	if st.cbErr != nil {
+		return nil, st.cbErr
+	}
+	usage := st.done()
+	if err := streamEnd(ctx, a.Name(), req.Model, err, st.finished, func(err error) error {
+		var he *httpError
+		if errors.As(err, &he) {
+			return he.classify("Anthropic", req.Model, err)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return usage, nil
+}
+
+// anthropicBody is req as the Messages API takes it: system messages joined into its
+// system field.
+func anthropicBody(req ChatRequest) anthropicRequest {
 	body := anthropicRequest{Model: req.Model, MaxTokens: req.MaxTokens, Stream: true}
 	if body.MaxTokens <= 0 {
 		body.MaxTokens = 1024 // required by the API
@@ -107,83 +132,92 @@ func (a *Anthropic) Chat(ctx context.Context, req ChatRequest, fn func(Delta) er
 	if len(system) > 0 {
 		body.System = []anthropicText{{"text", strings.Join(system, "\n\n")}}
 	}
-	began := time.Now()
-	usage := &Usage{}
-	var input, cacheRead, cacheWrite int
-	finished := false
-	var cbErr error
-	r, err := a.client.stream(ctx, joinURL(a.base, "v1/messages"), body)
-	if err == nil {
-		err = readEvents(r, func(sse sseEvent) (bool, error) {
-			var ev anthropicEvent
-			if err := json.Unmarshal(sse.data, &ev); err != nil {
-				return false, fmt.Errorf("read the stream: %w", err)
-			}
-			switch ev.Type {
-			case "message_start":
-				u := ev.Message.Usage
-				if u.InputTokens != nil {
-					input = *u.InputTokens
-				}
-				cacheRead, cacheWrite = u.CacheReadInputTokens, u.CacheCreationInputTokens
-				usage.CompletionTokens = u.OutputTokens
-			case "content_block_delta":
-				if ev.Delta.Type == "text_delta" && ev.Delta.Text != "" {
-					if usage.FirstToken == 0 {
-						usage.FirstToken = time.Since(began)
-					}
-					if fn != nil {
-						if cbErr = fn(Delta{Text: ev.Delta.Text}); cbErr != nil {
-							return false, cbErr
-						}
-					}
-				}
-			case "message_delta":
-				// Cumulative counts; input fields are present when the server updates them.
-				usage.CompletionTokens = ev.Usage.OutputTokens
-				if ev.Usage.InputTokens != nil && *ev.Usage.InputTokens > 0 {
-					input = *ev.Usage.InputTokens
-				}
-				if ev.Usage.CacheReadInputTokens > 0 {
-					cacheRead = ev.Usage.CacheReadInputTokens
-				}
-				if ev.Usage.CacheCreationInputTokens > 0 {
-					cacheWrite = ev.Usage.CacheCreationInputTokens
-				}
-				if ev.Delta.StopReason != "" {
-					usage.DoneReason = ev.Delta.StopReason
-				}
-			case "message_stop":
-				finished = true
-				return true, nil
-			case "error":
-				return false, a.client.refusal(&httpError{kind: ev.Error.Type, message: ev.Error.Message})
-			}
-			return false, nil
-		})
-		r.Close()
+	return body
+}
+
+// anthropicReader follows one streamed message: its text to fn, its usage counts.
+type anthropicReader struct {
+	a     *Anthropic
+	fn    func(Delta) error
+	began time.Time
+	usage *Usage
+
+	input, cacheRead, cacheWrite int
+	finished                     bool
+	cbErr                        error // fn's error, which ends the stream
+}
+
+// event reads one server-sent event; stop ends the stream.
+func (s *anthropicReader) event(sse sseEvent) (stop bool, err error) {
+	var ev anthropicEvent
+	if err := json.Unmarshal(sse.data, &ev); err != nil {
+		return false, fmt.Errorf("read the stream: %w", err)
 	}
-	if cbErr != nil {
-		return nil, cbErr
+	switch ev.Type {
+	case "message_start":
+		u := ev.Message.Usage
+		if u.InputTokens != nil {
+			s.input = *u.InputTokens
+		}
+		s.cacheRead, s.cacheWrite = u.CacheReadInputTokens, u.CacheCreationInputTokens
+		s.usage.CompletionTokens = u.OutputTokens
+	case "content_block_delta":
+		if ev.Delta.Type == "text_delta" && ev.Delta.Text != "" {
+			return false, s.text(ev.Delta.Text)
+		}
+	case "message_delta":
+		s.delta(ev)
+	case "message_stop":
+		s.finished = true
+		return true, nil
+	case "error":
+		return false, s.a.client.refusal(&httpError{kind: ev.Error.Type, message: ev.Error.Message})
 	}
-	usage.Duration = time.Since(began)
+	return false, nil
+}
+
+// text passes a piece of the answer on, timing the first.
+func (s *anthropicReader) text(t string) error {
+	if s.usage.FirstToken == 0 {
+		s.usage.FirstToken = time.Since(s.began)
+	}
+	if s.fn != nil {
+		s.cbErr = s.fn(Delta{Text: t})
+	}
+	return s.cbErr
+}
+
+// delta takes message_delta's counts: cumulative, and input fields present when the
+// server updates them.
+func (s *anthropicReader) delta(ev anthropicEvent) {
+	s.usage.CompletionTokens = ev.Usage.OutputTokens
+	if ev.Usage.InputTokens != nil && *ev.Usage.InputTokens > 0 {
+		s.input = *ev.Usage.InputTokens
+	}
+	if ev.Usage.CacheReadInputTokens > 0 {
+		s.cacheRead = ev.Usage.CacheReadInputTokens
+	}
+	if ev.Usage.CacheCreationInputTokens > 0 {
+		s.cacheWrite = ev.Usage.CacheCreationInputTokens
+	}
+	if ev.Delta.StopReason != "" {
+		s.usage.DoneReason = ev.Delta.StopReason
+	}
+}
+
+// done completes the usage: its duration, the prompt's tokens and the stop reason in
+// Carrel's words.
+func (s *anthropicReader) done() *Usage {
+	u := s.usage
+	u.Duration = time.Since(s.began)
 	// Anthropic counts cache reads and writes apart from input_tokens; Usage counts
 	// every prompt token in PromptTokens.
-	usage.PromptTokens = input + cacheRead + cacheWrite
-	usage.CachedTokens, usage.CacheWriteTokens = cacheRead, cacheWrite
-	if usage.DoneReason == "end_turn" || usage.DoneReason == "stop_sequence" {
-		usage.DoneReason = "stop"
-	} else if usage.DoneReason == "max_tokens" {
-		usage.DoneReason = "length"
+	u.PromptTokens = s.input + s.cacheRead + s.cacheWrite
+	u.CachedTokens, u.CacheWriteTokens = s.cacheRead, s.cacheWrite
+	if u.DoneReason == "end_turn" || u.DoneReason == "stop_sequence" {
+		u.DoneReason = "stop"
+	} else if u.DoneReason == "max_tokens" {
+		u.DoneReason = "length"
 	}
-	if err := streamEnd(ctx, a.Name(), req.Model, err, finished, func(err error) error {
-		var he *httpError
-		if errors.As(err, &he) {
-			return he.classify("Anthropic", req.Model, err)
-		}
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	return usage, nil
+	return u
 }
