@@ -1,5 +1,6 @@
 // Package engine wires Carrel's backend together: the library, both indexes, the models,
-// retrieval and answering. The desktop bridge (app/) and the CLI both drive an Engine.
+// ingest and retrieval; asking in study sessions is backend/asking's, over the engine
+// (Engine.Asking). The desktop bridge (app/) and the CLI both drive an Engine.
 package engine
 
 import (
