@@ -94,6 +94,9 @@ type Document struct {
 	// OCRPages counts the pages whose text was read by OCR from scanned images (the
 	// library marks such documents); 0 until the document is ready.
 	OCRPages int `json:"ocr_pages"`
+	// URL is where an online source was fetched from (its canonical address); "" for
+	// files. Its Path is then the snapshot kept in the library.
+	URL string `json:"url,omitempty"`
 }
 
 // Progress counts pages while extracting and chunks while embedding.
@@ -107,7 +110,9 @@ func (a *App) toDocument(d library.Document) Document {
 		Bytes: d.Bytes, Status: d.Status, Error: d.Error, Progress: Progress{d.Done, d.Total},
 		AddedAt: d.AddedAt.Format("2006-01-02T15:04:05Z07:00")}
 	if d.Status == library.StatusReady {
-		out.OCRPages = a.eng().OCRPageCount(d.ID)
+		if info, err := a.eng().DocumentInfo(d.ID); err == nil {
+			out.OCRPages, out.URL = len(info.OCRPages), info.URL
+		}
 	}
 	return out
 }
@@ -143,6 +148,11 @@ func queued(n int, err error) (Queued, error) { return Queued{Queued: n}, err }
 // ingested tells the frontend a queued file is done: opened when it was given from
 // outside (open.go), failed when it failed before it had an identity.
 func (a *App) ingested(path string, res engine.Result, err error) {
+	if engine.IsURL(path) {
+		a.fetched(path, res, err)
+		a.emitStatus()
+		return
+	}
 	if err == nil {
 		a.openIngested(path, res)
 		if res.Status == engine.Skipped && res.DocID != "" {

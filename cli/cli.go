@@ -61,7 +61,8 @@ const usage = `Carrel: study your own documents, offline.
 Usage:
   carrel [flags]                      open the desktop app
   carrel [flags] FILE...              open the desktop app and add the files (a running window takes them)
-  carrel [flags] ingest PATH...       add files or folders; one JSON line per document
+  carrel [flags] ingest PATH|URL...   add files, folders, web pages or threads (http/https URLs);
+                                      one JSON line per document
   carrel [flags] search [--json] [--k N] [--mode hybrid|lexical|vector] QUESTION
   carrel [flags] ask [--json] [--session ID] [--docs IDS] [--override-budget] [--fresh] QUESTION
                                       ask in a new study session, or continue one
@@ -254,11 +255,19 @@ func existingPaths(args []string) ([]string, bool) {
 
 func ingestCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) error {
 	if len(args) == 0 {
-		return usageError{errors.New("ingest: give one or more files or folders")}
+		return usageError{errors.New("ingest: give one or more files, folders or web addresses")}
 	}
 	enc := json.NewEncoder(env.Stdout)
 	failed := 0
-	files := engine.ExpandPaths(args)
+	var urls, paths []string
+	for _, a := range args {
+		if engine.IsURL(a) {
+			urls = append(urls, a)
+		} else {
+			paths = append(paths, a)
+		}
+	}
+	files := engine.ExpandPaths(paths)
 	last := map[string]string{}
 	progress := func(d library.Document) {
 		line := fmt.Sprintf("%s: %s", d.Title, d.Status)
@@ -292,13 +301,27 @@ func ingestCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) 
 	if err = errors.Join(err, encErr, ctx.Err()); err != nil {
 		return err
 	}
+	// Web addresses are fetched one by one, each the user's explicit request.
+	for i, u := range urls {
+		r, err := eng.IngestURL(ctx, u, progress)
+		if err != nil {
+			return err
+		}
+		if r.Status == engine.Failed {
+			failed++
+			fmt.Fprintf(env.Stderr, "[%d/%d] %s: failed: %s\n", i+1, len(urls), u, r.Error)
+		}
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	}
 	if n, err := eng.EmbedPending(ctx); err != nil {
 		fmt.Fprintf(env.Stderr, "embedding: %v (documents stay searchable by words)\n", err)
 	} else if n > 0 {
 		fmt.Fprintf(env.Stderr, "embedded %d earlier chunks\n", n)
 	}
 	if failed > 0 {
-		fmt.Fprintf(env.Stderr, "%d of %d documents failed\n", failed, len(files))
+		fmt.Fprintf(env.Stderr, "%d of %d documents failed\n", failed, len(files)+len(urls))
 	}
 	return nil
 }

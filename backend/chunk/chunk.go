@@ -221,6 +221,13 @@ func PageText(doc *ingest.Document, c Chunk) string {
 // Chunks follow each other or overlap; together they cover all of the
 // document's text.
 func Split(doc *ingest.Document, opts Options) []Chunk {
+	if doc != nil && doc.PagePassages {
+		var out []Chunk
+		for _, p := range Tree(doc, opts) {
+			out = append(out, p.Chunk)
+		}
+		return out
+	}
 	parents, _ := cutParents(doc, opts)
 	out := make([]Chunk, len(parents))
 	for i, p := range parents {
@@ -240,6 +247,9 @@ type Parent struct {
 // Tree cuts doc into parents as [Split] does and each parent into children
 // sized by opts' Child fields.
 func Tree(doc *ingest.Document, opts Options) []Parent {
+	if doc != nil && doc.PagePassages {
+		return treeByPage(doc, opts)
+	}
 	parents, sp := cutParents(doc, opts)
 	if len(parents) == 0 {
 		return nil
@@ -766,6 +776,32 @@ func titleLines(text string, blocks []block) []heading {
 			continue
 		}
 		out = append(out, heading{title: strings.TrimSpace(strings.TrimLeft(t, "#")), pos: p, exact: true})
+	}
+	return out
+}
+
+// treeByPage cuts each page of doc on its own (Document.PagePassages): no passage
+// crosses a page break, and a short page is a passage however short, so that a
+// thread's comment is one passage. The page's outline headings name its section.
+func treeByPage(doc *ingest.Document, opts Options) []Parent {
+	var out []Parent
+	for _, pg := range doc.Pages {
+		if pg.Text == "" {
+			continue
+		}
+		one := &ingest.Document{Pages: []ingest.Page{{Number: 1, Text: pg.Text}}}
+		for _, h := range doc.Outline {
+			if h.Page == pg.Number {
+				one.Outline = append(one.Outline, ingest.Heading{Title: h.Title, Page: 1, Level: h.Level})
+			}
+		}
+		for _, p := range Tree(one, opts) {
+			p.PageStart, p.PageEnd = pg.Number, pg.Number
+			for i := range p.Children {
+				p.Children[i].PageStart, p.Children[i].PageEnd = pg.Number, pg.Number
+			}
+			out = append(out, p)
+		}
 	}
 	return out
 }

@@ -387,3 +387,29 @@ func TestMarkdownSections(t *testing.T) {
 		t.Errorf("sections %q", got)
 	}
 }
+
+// verifies Document.PagePassages: no passage crosses a page, a short page is a passage
+// of its own, a long page is cut within itself, and offsets still rebuild the text.
+func TestPagePassages(t *testing.T) {
+	long := strings.Repeat("A worker bee lives about six weeks in summer. ", 60)
+	doc := &ingest.Document{PagePassages: true, Pages: []ingest.Page{
+		{Number: 1, Text: "alice:\n\nShort."}, {Number: 2, Text: ""}, {Number: 3, Text: "bob:\n\nAlso short."}, {Number: 4, Text: long},
+	}, Outline: []ingest.Heading{{Title: "alice", Page: 1, Level: 1}, {Title: "bob", Page: 3, Level: 2}}}
+	tree := Tree(doc, DefaultOptions())
+	if len(tree) < 4 || tree[0].Text != "alice:\n\nShort." || tree[1].Text != "bob:\n\nAlso short." || tree[1].PageStart != 3 {
+		t.Fatalf("parents %+v", tree)
+	}
+	for _, p := range tree {
+		if p.PageStart != p.PageEnd || PageText(doc, p.Chunk) != p.Text {
+			t.Errorf("parent %d–%d does not rebuild: %q", p.PageStart, p.PageEnd, p.Text)
+		}
+		for _, c := range p.Children {
+			if c.PageStart != p.PageStart || PageText(doc, c) != c.Text {
+				t.Errorf("child on %d of parent on %d: %q", c.PageStart, p.PageStart, c.Text)
+			}
+		}
+	}
+	if got := len(Split(doc, DefaultOptions())); got != len(tree) {
+		t.Errorf("Split gives %d passages, Tree %d", got, len(tree))
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/llm"
 	"github.com/carrel-app/carrel/backend/memory"
+	"github.com/carrel-app/carrel/backend/online"
 	"github.com/carrel-app/carrel/backend/retrieve"
 )
 
@@ -60,6 +62,11 @@ type Engine struct {
 	// repaired (a damaged index rebuilt), for the status.
 	readOnly bool
 	notices  []string
+
+	// hosts counts the connections made to each host (online.go); baseDial is the
+	// dialler before it counts (online sources count theirs by name).
+	hosts    *online.HostLog
+	baseDial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Open opens the library in cfg.Dir, creating it if needed, and finishes or rolls back
@@ -107,8 +114,16 @@ func Open(cfg Config) (*Engine, error) {
 		lib.Close()
 		return nil, fmt.Errorf("open vector index: %w", err)
 	}
+	// Every connection the engine opens is counted by host (Settings lists them);
+	// online sources record theirs by name, before CARREL_RESOLVE maps it.
+	hosts := online.OpenHostLog(filepath.Join(cfg.Dir, HostsFile))
+	if readOnly {
+		hosts = online.OpenHostLog("")
+	}
+	baseDial := cfg.Dial
+	cfg.Dial = hosts.Dial(cfg.Dial)
 	e := &Engine{cfg: cfg, lib: lib, lex: lex, vec: vec, ollama: newOllama(cfg), numCtx: map[string]int{}, inflight: map[string]bool{},
-		readOnly: readOnly}
+		readOnly: readOnly, hosts: hosts, baseDial: baseDial}
 	if err := e.openAnswers(context.Background(), readOnly, &notices); err != nil {
 		e.Close()
 		return nil, library.Explain(cfg.Dir, err)
@@ -129,6 +144,7 @@ func Open(cfg Config) (*Engine, error) {
 func (e *Engine) Close() error {
 	e.ingestMu.Lock()
 	defer e.ingestMu.Unlock()
+	e.hosts.Close()
 	err := errors.Join(e.vec.Close(), e.lex.Close(), e.answers.Close(), e.lib.Close())
 	// Last, once nothing of the library is open any more.
 	return errors.Join(err, e.lock.Unlock())

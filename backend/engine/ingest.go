@@ -55,6 +55,10 @@ type Result struct {
 	// Attachments are the outcomes of a mail's attachments, each ingested as a
 	// document of its own.
 	Attachments []Result `json:"attachments,omitempty"`
+	// URL is an online source's canonical address (IngestURL), and Replaced the
+	// documents of the same URL it replaced because the content changed.
+	URL      string   `json:"url,omitempty"`
+	Replaced []string `json:"replaced,omitempty"`
 }
 
 // maxAttachmentDepth bounds mails attached to mails attached to mails.
@@ -169,7 +173,11 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 	if len(parents) == 0 {
 		return fail("no text found in this document")
 	}
-	if err := e.putDocInfo(doc.ID, DocInfo{DocType: src.DocType, OCRPages: src.OCRPages, Warnings: src.Warnings}); err != nil {
+	info := DocInfo{DocType: src.DocType, OCRPages: src.OCRPages, Warnings: src.Warnings, URL: src.URL}
+	if old, err := e.DocumentInfo(doc.ID); err == nil && info.URL == "" {
+		info.URL = old.URL // a document fetched by URL (a PDF) read again
+	}
+	if err := e.putDocInfo(doc.ID, info); err != nil {
 		return res, err
 	}
 
@@ -769,6 +777,8 @@ type DocInfo struct {
 	OCRPages []int `json:"ocr_pages,omitempty"`
 	// Warnings are problems that did not stop the ingest.
 	Warnings []string `json:"warnings,omitempty"`
+	// URL is where an online source was fetched from (its canonical address).
+	URL string `json:"url,omitempty"`
 }
 
 func (e *Engine) docInfoPath(docID string) string {
@@ -778,7 +788,7 @@ func (e *Engine) docInfoPath(docID string) string {
 // putDocInfo saves a document's DocInfo, or removes it when there is nothing to say.
 func (e *Engine) putDocInfo(docID string, info DocInfo) error {
 	p := e.docInfoPath(docID)
-	if info.DocType == "" && len(info.OCRPages) == 0 && len(info.Warnings) == 0 {
+	if info.DocType == "" && len(info.OCRPages) == 0 && len(info.Warnings) == 0 && info.URL == "" {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("remove document info: %w", err)
 		}

@@ -53,6 +53,13 @@ func TestOfflineGuarantee(t *testing.T) {
 	eng := openEngine(t, Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel,
 		MaxTokens: 12, AnswerConfig: AnswerConfig{Dial: rec.dial}})
 	ctx := context.Background()
+	// Online sources off: a URL is refused before anything is dialled.
+	if err := eng.SetOnline(false); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := eng.IngestURL(ctx, "https://news.ycombinator.com/item?id=1", nil); err != nil || r.Status != Failed {
+		t.Fatalf("a URL while online sources are off: %+v %v", r, err)
+	}
 	r, err := eng.IngestFile(ctx, testcorpus.File(t, "Walden.pdf"), nil)
 	if err != nil || r.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", r, err)
@@ -80,6 +87,12 @@ func TestOfflineGuarantee(t *testing.T) {
 	for _, d := range dials {
 		if d != "tcp "+host.Host {
 			t.Errorf("connection to %s; only %s (Ollama) is allowed", d, host.Host)
+		}
+	}
+	// The settings' list of hosts contacted says the same.
+	for _, h := range eng.Hosts() {
+		if h.Host != host.Host {
+			t.Errorf("hosts contacted lists %s; only %s (Ollama) is allowed", h.Host, host.Host)
 		}
 	}
 	if s := stray.all(); len(s) > 0 {

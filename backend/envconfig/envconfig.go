@@ -33,6 +33,7 @@ const (
 	OllamaTuneVar   = "CARREL_OLLAMA_TUNE"
 	UIDumpVar       = "CARREL_UI_DUMP"
 	CrashpointVar   = "CARREL_CRASHPOINT"
+	ResolveVar      = "CARREL_RESOLVE"
 	OllamaHostVar   = "OLLAMA_HOST"
 	OpenAIKeyVar    = "OPENAI_API_KEY"
 	AnthropicKeyVar = "ANTHROPIC_API_KEY"
@@ -112,6 +113,32 @@ func UIDump() string { return get(UIDumpVar) }
 // users) arms nothing.
 func Crashpoint() string { return get(CrashpointVar) }
 
+// Resolve maps host names of online sources to other addresses, as curl's --resolve
+// does: "host:port:address" entries separated by commas ("news.ycombinator.com:443:
+// 127.0.0.1:8443"). The request and its Host header are unchanged; only the connection
+// goes elsewhere. For tests and for reaching a site through a local mirror; "" (always,
+// for users) maps nothing.
+func Resolve() string { return get(ResolveVar) }
+
+// Language is the user's language from the locale (LC_ALL, LC_MESSAGES, LANG) as a
+// BCP 47 tag ("de", "pt-BR"); "" for the C/POSIX locale or none. YouTube captions in
+// this language are preferred, English otherwise.
+func Language() string {
+	for _, name := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		v := get(name)
+		if v == "" {
+			continue
+		}
+		v, _, _ = strings.Cut(v, ".")
+		v, _, _ = strings.Cut(v, "@")
+		if v == "C" || v == "POSIX" {
+			return ""
+		}
+		return strings.ReplaceAll(v, "_", "-")
+	}
+	return ""
+}
+
 // All lists every variable Carrel reads, in a stable order. API keys are listed with
 // their value hidden.
 func All() []Var {
@@ -136,6 +163,7 @@ func All() []Var {
 		{"GOMEMLIMIT", "Go's soft memory limit; see GOGC", func() string { return os.Getenv("GOMEMLIMIT") }},
 		{OllamaBinVar, "tests and benches: the Ollama binary to run (default: built into the user cache)", OllamaBin},
 		{OllamaTuneVar, "tests and benches: off builds the test Ollama for baseline x86-64 instead of this CPU", func() string { return get(OllamaTuneVar) }},
+		{ResolveVar, "online sources: host:port:address entries (commas between) that send a host's connections elsewhere, like curl --resolve (unset: nothing)", Resolve},
 		{CrashpointVar, "crash tests: NAME:N kills the process at the N-th pass of a named write point (unset: nothing)", Crashpoint},
 		{UIDumpVar, "window test: file the desktop window writes its visible text to (unset: nothing written)", UIDump},
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/url"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -33,6 +34,7 @@ func readHTML(ctx context.Context, doc *Document, data []byte) error {
 	}
 	doc.Author = cleanLine(page.author)
 	doc.Title = chooseTitle(page.title, doc.Pages, doc.Path)
+	doc.URL = page.url
 	return nil
 }
 
@@ -95,6 +97,8 @@ func tokenText(w *builder, data []byte) pageInfo {
 // pageInfo is what a page says about itself.
 type pageInfo struct {
 	title, h1, author string
+	// url is the page's rel=canonical link, when it is a web address.
+	url string
 }
 
 // extractHTML writes the main content of the page under root to w.
@@ -113,6 +117,10 @@ func extractHTML(w *builder, root *html.Node) pageInfo {
 			case atom.Meta:
 				if strings.EqualFold(attr(n, "name"), "author") && info.author == "" {
 					info.author = attr(n, "content")
+				}
+			case atom.Link:
+				if info.url == "" && hasToken(attr(n, "rel"), "canonical") {
+					info.url = webAddress(attr(n, "href"))
 				}
 			case atom.Body:
 				body = n
@@ -337,4 +345,23 @@ func textOf(n *html.Node) string {
 	}
 	rec(n, 0)
 	return b.String()
+}
+
+// hasToken reports whether the space-separated list s holds tok, in any case.
+func hasToken(s, tok string) bool {
+	for _, f := range strings.Fields(s) {
+		if strings.EqualFold(f, tok) {
+			return true
+		}
+	}
+	return false
+}
+
+// webAddress is s when it is an absolute http or https URL, else "".
+func webAddress(s string) string {
+	s = strings.TrimSpace(s)
+	if u, err := url.Parse(s); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		return u.String()
+	}
+	return ""
 }

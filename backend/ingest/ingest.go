@@ -37,6 +37,8 @@ const (
 	KindEmail = "email"
 	KindHTML  = "html" // web pages, saved whole (.mhtml) or not
 	KindCode  = "code" // source files
+	// KindThread is a discussion thread saved by backend/online (see [Thread]).
+	KindThread = "thread"
 )
 
 // Document is one ingested source file.
@@ -78,6 +80,13 @@ type Document struct {
 	// Warnings lists problems that did not stop ingestion, such as a page
 	// whose text could not be read. Each is a short sentence.
 	Warnings []string
+	// URL is the address the document was fetched from: a web page's
+	// rel=canonical link, a thread's address; "" for other files.
+	URL string
+	// PagePassages asks for each page to be cut into passages of its own,
+	// none crossing a page break: each comment of a thread is a page, and
+	// a citation of it names that comment.
+	PagePassages bool
 }
 
 // Attachment is a file found inside a document (a mail's attachment).
@@ -195,6 +204,9 @@ func FileWithOptions(ctx context.Context, path string, opts Options) (doc *Docum
 	case htmlExts[ext]:
 		doc.Kind = KindHTML
 		err = readHTML(ctx, doc, data)
+	case ext == ".json" && isThread(data):
+		doc.Kind = KindThread
+		err = readThread(ctx, doc, data)
 	case textExts[ext] || isCode(path):
 		if looksBinary(data) {
 			return nil, newError(ErrUnsupported, path,

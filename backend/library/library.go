@@ -33,6 +33,9 @@ const (
 	StatusFailed     DocStatus = "failed"
 	// StatusRemoved is never stored: events carry it for a document that left the library.
 	StatusRemoved DocStatus = "removed"
+	// StatusFetching is never stored: events carry it for a URL being fetched, before
+	// its snapshot is a document.
+	StatusFetching DocStatus = "fetching"
 )
 
 // Library is an open library folder.

@@ -5,6 +5,7 @@ package settings
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,6 +47,13 @@ type Config struct {
 	// request before it is given up as hung (0: llm.DefaultStallTimeout, 5 minutes,
 	// enough for a large model to load from a slow disk).
 	OllamaStallSeconds int `json:"ollama_stall_seconds,omitempty"`
+	// OnlineOff turns online sources off entirely: no URL is fetched, and adding one
+	// is refused with a message saying where to turn them on. Off by default, as adding
+	// a URL is itself the user's explicit act.
+	OnlineOff bool `json:"online_off,omitempty"`
+	// OnlineTLS, when set, is the TLS configuration of online sources' connections:
+	// tests trust their local servers' certificates with it. nil: the system's roots.
+	OnlineTLS *tls.Config `json:"-"`
 	// AnswerConfig: provider, cloud models, budget, prices, keep-alive.
 	AnswerConfig
 }

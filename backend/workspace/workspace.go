@@ -205,6 +205,23 @@ func (w *Workspace) Add(paths []string) (int, error) {
 	return len(files), nil
 }
 
+// AddURL fetches an online source and adds it in the background, telling
+// Hooks.Ingested with the URL as its path when done. It refuses at once while online
+// sources are off.
+func (w *Workspace) AddURL(rawURL string) error {
+	if w.ctx.Err() != nil {
+		return ErrNotOpen
+	}
+	if !w.eng.OnlineOn() {
+		return engine.OffError(rawURL)
+	}
+	w.Go(func(ctx context.Context) {
+		res, err := w.eng.IngestURL(ctx, rawURL, w.document)
+		w.ingested(rawURL, res, err)
+	})
+	return nil
+}
+
 func (w *Workspace) ingested(path string, res engine.Result, err error) {
 	if err != nil {
 		slog.Error("ingest", "path", path, "err", err)

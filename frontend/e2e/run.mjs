@@ -2,7 +2,7 @@
 //
 //   CARREL_BIN   the carrel binary (default ../build/bin/carrel, relative to frontend/)
 //   CHROMIUM     the browser (default /usr/bin/chromium)
-//   E2E_ONLY     run only the named flow (first-hour | full | no-model | pull | security | other-origin | feel | sessions | ocr | reread | study | …)
+//   E2E_ONLY     run only the named flow (first-hour | full | no-model | pull | security | other-origin | feel | sessions | ocr | reread | study | online | …)
 //
 // Screenshots go to frontend/test-results/. Ends with "N passed, N failed".
 
@@ -18,6 +18,7 @@ import { cacheFlow } from './cache.mjs';
 import { firstHourFlow } from './first-hour.mjs';
 import { otherOriginFlow } from './origin.mjs';
 import { studyFlow, studyModelFlow, studySummaryFlow } from './study.mjs';
+import { onlineFlow } from './online.mjs';
 
 const QUESTION = 'What happens on a delicious evening by the pond, when the bullfrogs trump?';
 
@@ -196,6 +197,25 @@ const tests = [
         return await ctx.inBrowser((page) => rereadFlow({ page, url: carrel.url }), carrel);
       } finally {
         await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'online',
+    title: 'a web page and a Hacker News thread added by address (fake sites under their real names): fetching, ready, the saved page and the thread cited and highlighted; hosts listed; online sources off refuses an address',
+    async run(ctx) {
+      const port = await closedPort();
+      const sites = await startJSONProcess('testsites', 'go', ['run', './internal/testsites/cmd/testsites'], { timeoutMs: 5 * 60_000 });
+      const carrel = await startCarrel({
+        ollamaHost: `http://127.0.0.1:${port}`,
+        // The site names reach the fake sites; Go's TLS trusts their certificate from SSL_CERT_FILE.
+        env: { CARREL_RESOLVE: sites.info.resolve, SSL_CERT_FILE: sites.info.cert },
+      });
+      try {
+        return await ctx.inBrowser((page) => onlineFlow({ page, url: carrel.url, sites: sites.info }), carrel);
+      } finally {
+        await carrel.stop();
+        await sites.stop();
       }
     },
   },

@@ -11,7 +11,7 @@ import * as parse from './normalize';
 import * as recall from './recall';
 import * as study from './study';
 import type { Deck, DeckStats, MakeResult, Marking, MemorySettings, Question, QuizScore, StudyCard } from './types';
-import type { AddResult, ChunkSettings, LibraryFolder, Stats, CloudSettings, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status, WatchedFolder, WatchSynced } from './types';
+import type { AddResult, ChunkSettings, OnlineSettings, LibraryFolder, Stats, CloudSettings, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status, WatchedFolder, WatchSynced } from './types';
 import { EVENT_NAMES } from './types';
 import { parsePageWords, type PageWords } from './ocr-rects';
 
@@ -20,6 +20,10 @@ interface WailsApp {
   Status(): Promise<unknown>;
   ListDocuments(): Promise<unknown>;
   AddPaths(paths: string[]): Promise<unknown>;
+  // Online sources (optional only so that older test doubles still type-check).
+  AddURL?(url: string): Promise<unknown>;
+  OnlineSettings?(): Promise<unknown>;
+  SetOnlineSources?(on: boolean): Promise<unknown>;
   AddDialog(): Promise<unknown>;
   WatchFolder(dir: string): Promise<unknown>;
   UnwatchFolder(dir: string): Promise<unknown>;
@@ -180,6 +184,11 @@ export const addPaths = async (paths: string[]): Promise<AddResult> =>
 export const canAddDialog = (): boolean => transport() === 'wails';
 
 export const addDialog = async (): Promise<AddResult> => parse.addResult(await call('AddDialog'));
+
+/** Fetches a web page, a document at a URL, or a Hacker News or Reddit thread, and adds it. */
+export const addURL = async (url: string): Promise<AddResult> => parse.addResult(await call('AddURL', url));
+export const onlineSettings = async (): Promise<OnlineSettings> => parse.onlineSettings(await call('OnlineSettings'));
+export const setOnlineSources = async (on: boolean): Promise<OnlineSettings> => parse.onlineSettings(await call('SetOnlineSources', on));
 
 // ---- watched folders ------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ export interface Bridge {
   AddDialog(): Promise<Queued>;
   AddMemory(kind: string, text: string): Promise<MemorySettings>;
   AddPaths(paths: string[]): Promise<Queued>;
+  AddURL(url: string): Promise<Queued>;
   Ask(question: string, docIDs: string[]): Promise<string>;
   AskFresh(sessionID: string, question: string, docIDs: string[], overrideBudget: boolean): Promise<string>;
   AskInSession(sessionID: string, question: string, docIDs: string[], overrideBudget: boolean): Promise<string>;
@@ -38,6 +39,7 @@ export interface Bridge {
   MarkAnswer(cardID: number, given: string): Promise<Marking>;
   Memory(): Promise<MemorySettings>;
   Meter(): Promise<Meter>;
+  OnlineSettings(): Promise<OnlineSettings>;
   OpenLogFolder(): Promise<string>;
   PageWords(docID: string, page: number): Promise<PageWords>;
   PullModel(name: string, insecure: boolean): Promise<string>;
@@ -55,6 +57,7 @@ export interface Bridge {
   SetLibraryFolder(dir: string, move: boolean): Promise<LibraryFolder>;
   SetMemoryEnabled(on: boolean): Promise<MemorySettings>;
   SetModels(chatModel: string, embedModel: string): Promise<Status>;
+  SetOnlineSources(on: boolean): Promise<OnlineSettings>;
   StartOllama(): Promise<Models>;
   Stats(): Promise<Stats>;
   Status(): Promise<Status>;
@@ -70,6 +73,7 @@ export const BRIDGE_METHODS = [
   "AddDialog",
   "AddMemory",
   "AddPaths",
+  "AddURL",
   "Ask",
   "AskFresh",
   "AskInSession",
@@ -102,6 +106,7 @@ export const BRIDGE_METHODS = [
   "MarkAnswer",
   "Memory",
   "Meter",
+  "OnlineSettings",
   "OpenLogFolder",
   "PageWords",
   "PullModel",
@@ -119,6 +124,7 @@ export const BRIDGE_METHODS = [
   "SetLibraryFolder",
   "SetMemoryEnabled",
   "SetModels",
+  "SetOnlineSources",
   "StartOllama",
   "Stats",
   "Status",
@@ -276,6 +282,7 @@ export type Document = {
   progress: Progress;
   added_at: string;
   ocr_pages: number;
+  url?: string;
 };
 
 /** github.com/carrel-app/carrel/backend/workspace.Models */
@@ -340,6 +347,12 @@ export type Meter = {
   provider: string;
   model: string;
   prices_as_of: string;
+};
+
+/** github.com/carrel-app/carrel/app.OnlineSettings */
+export type OnlineSettings = {
+  on: boolean;
+  hosts: Host[];
 };
 
 /** github.com/carrel-app/carrel/app.PageWords */
@@ -595,7 +608,7 @@ export type SessionMessage = {
 };
 
 /** github.com/carrel-app/carrel/backend/library.DocStatus */
-export type DocStatus = "queued" | "extracting" | "embedding" | "ready" | "failed" | "removed";
+export type DocStatus = "queued" | "extracting" | "embedding" | "ready" | "failed" | "removed" | "fetching";
 
 /** github.com/carrel-app/carrel/app.Progress */
 export type Progress = {
@@ -632,6 +645,14 @@ export type ModelResult = {
   dropped: number;
   reasons: Record<string, number>;
   failed: number;
+};
+
+/** github.com/carrel-app/carrel/backend/online.Host */
+export type Host = {
+  host: string;
+  count: number;
+  first: string;
+  last: string;
 };
 
 /** github.com/carrel-app/carrel/backend/library.Word */
@@ -750,6 +771,8 @@ export type Result = {
   ocr_pages?: number[];
   warnings?: string[];
   attachments?: Result[];
+  url?: string;
+  replaced?: string[];
 };
 
 /** github.com/carrel-app/carrel/backend/library.MessageStatus */

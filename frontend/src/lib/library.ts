@@ -31,6 +31,8 @@ export function mergeListing(listing: Document[], current: Document[], touched: 
     if (live) byId.set(id, live);
     else byId.delete(id);
   }
+  // A URL being fetched is not a document yet: the listing cannot know it.
+  for (const d of current) if (d.status === 'fetching' && !byId.has(d.id)) byId.set(d.id, d);
   return sortDocuments([...byId.values()]);
 }
 
@@ -52,6 +54,8 @@ export function progressView(d: Document): ProgressView {
   switch (d.status) {
     case 'queued':
       return { fraction: null, label: 'Waiting…', busy: true };
+    case 'fetching':
+      return { fraction: null, label: 'Fetching…', busy: true };
     case 'extracting':
       // Past the last page the work left (cutting and indexing passages) has no count:
       // an indeterminate bar, not "page 249 of 249" beside a bar that has not arrived.
@@ -94,7 +98,9 @@ export function summarize(docs: Document[]): LibrarySummary {
 }
 
 /** The short type label of a document: its file's kind as a student knows it. */
-export function kindLabel(d: Pick<Document, 'kind' | 'path'>): string {
+export function kindLabel(d: Pick<Document, 'kind' | 'path' | 'url'>): string {
+  if (d.kind === 'thread') return /reddit\.com/i.test(d.url ?? '') ? 'Reddit' : /ycombinator\.com/i.test(d.url ?? '') ? 'HN' : 'Thread';
+  if (d.url && d.kind === 'html') return 'Web';
   const ext = /\.([a-z0-9]+)$/i.exec(d.path)?.[1]?.toLowerCase() ?? '';
   if (ext === 'md' || ext === 'markdown') return 'Markdown';
   if (ext === 'txt' || ext === 'text') return 'Text';
@@ -116,7 +122,7 @@ export function pruneSelection(selected: string[], docs: Document[]): string[] {
 
 export type LibrarySort = 'added' | 'title' | 'status';
 
-const STATUS_RANK: Record<Document['status'], number> = { failed: 0, extracting: 1, embedding: 1, queued: 2, ready: 3 };
+const STATUS_RANK: Record<Document['status'], number> = { failed: 0, fetching: 1, extracting: 1, embedding: 1, queued: 2, ready: 3 };
 
 /**
  * What the library pane lists: documents whose title, file name or kind contain every

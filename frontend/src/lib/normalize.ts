@@ -12,6 +12,7 @@ import type {
   DocStatus,
   Document,
   DocumentEvent,
+  OnlineSettings,
   Hit,
   Mode,
   Model,
@@ -76,7 +77,7 @@ export function status(v: unknown): Status {
   };
 }
 
-const DOC_STATUSES = ['queued', 'extracting', 'embedding', 'ready', 'failed', 'removed'];
+const DOC_STATUSES = ['queued', 'fetching', 'extracting', 'embedding', 'ready', 'failed', 'removed'];
 
 export function documentEvent(v: unknown): DocumentEvent {
   const o = obj(v);
@@ -95,6 +96,18 @@ export function documentEvent(v: unknown): DocumentEvent {
     progress: { done: num(p.done), total: num(p.total) },
     added_at: str(o.added_at),
     ocr_pages: num(o.ocr_pages),
+    ...(str(o.url) ? { url: str(o.url) } : {}),
+  };
+}
+
+export function onlineSettings(v: unknown): OnlineSettings {
+  const o = obj(v);
+  return {
+    on: o.on !== false,
+    hosts: arr(o.hosts).map((h) => {
+      const x = obj(h);
+      return { host: str(x.host), count: num(x.count), first: str(x.first), last: str(x.last) };
+    }),
   };
 }
 

@@ -15,7 +15,8 @@ export type Status = {
   chunks: number;
 };
 
-export type DocStatus = 'queued' | 'extracting' | 'embedding' | 'ready' | 'failed';
+/** 'fetching': a URL being fetched, before it is a document (its id is PATH_ID_PREFIX + the URL). */
+export type DocStatus = 'queued' | 'fetching' | 'extracting' | 'embedding' | 'ready' | 'failed';
 
 export type Document = {
   id: string;
@@ -31,7 +32,13 @@ export type Document = {
   added_at: string;
   /** Pages whose text was read by OCR from scanned images (0 for none, or not ready yet). */
   ocr_pages: number;
+  /** An online source's canonical URL (its path is then the snapshot in the library). */
+  url?: string;
 };
+
+/** Settings → Online sources: whether URLs may be fetched, and every host contacted. */
+export type OnlineHost = { host: string; count: number; first: string; last: string };
+export type OnlineSettings = { on: boolean; hosts: OnlineHost[] };
 
 /** `library:changed` carries a Document; a removed one has `status: "removed"`. */
 export type DocumentEvent = Omit<Document, 'status'> & { status: DocStatus | 'removed' };

@@ -195,10 +195,25 @@ export class LibraryState {
     if (!old.startsWith(PATH_ID_PREFIX)) void api.removeDocument(old).catch(() => {});
   }
 
+  /** Fetches a URL and adds it; progress and the outcome arrive as library events. */
+  addURL = async (url: string): Promise<boolean> => {
+    try {
+      await api.addURL(url.trim());
+      return true;
+    } catch (e) {
+      this.toasts.error(e, 'Could not add the page');
+      return false;
+    }
+  };
+
   /** Adds a failed document again from where it was (its file may have been fixed). */
   retry = async (doc: Document): Promise<void> => {
     this.#retrying.set(doc.path, doc.id);
     try {
+      if (/^https?:\/\//i.test(doc.path)) {
+        await api.addURL(doc.path);
+        return;
+      }
       const r = await api.addPaths([doc.path]);
       if (r.queued === 0) this.toasts.show('Nothing to retry: the file is gone or already in your library.');
       void this.refresh();

@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/carrel-app/carrel/backend/asking"
+	"github.com/carrel-app/carrel/backend/envconfig"
+	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/internal/testsites"
+)
+
+// verifies a web page added by URL: its snapshot is kept in the library, the answer to
+// a question about it cites it, adding it again (by another URL with the same canonical
+// one) is skipped, and a changed page replaces the old document and snapshot.
+func TestIngestWebPage(t *testing.T) {
+	s := testsites.Start(t)
+	eng := openEngine(t, Config{OnlineTLS: s.TLS})
+	ctx := context.Background()
+	r, err := eng.IngestURL(ctx, s.URL+"/redirect/2", nil)
+	if err != nil || r.Status != Inserted {
+		t.Fatalf("ingest: %+v %v", r, err)
+	}
+	canonical := s.URL + "/articles/urban-bees"
+	if r.URL != canonical {
+		t.Errorf("url %q, want %q", r.URL, canonical)
+	}
+	doc, err := eng.Library().Document(ctx, r.DocID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Title != testsites.ArticleTitle || !strings.HasPrefix(doc.Path, filepath.Join(eng.Config().Dir, OnlineDir)) {
+		t.Errorf("document %q at %s", doc.Title, doc.Path)
+	}
+	if info, _ := eng.DocumentInfo(r.DocID); info.URL != canonical {
+		t.Errorf("document info url %q", info.URL)
+	}
+	ans, err := eng.Asking().Ask(ctx, "How much honey do rooftop hives in Paris produce?", asking.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ans.Citations) == 0 || ans.Citations[0].DocID != r.DocID || !strings.Contains(ans.Citations[0].Text, "twenty kilograms") {
+		t.Fatalf("the answer does not cite the page: %+v", ans.Citations)
+	}
+
+	again, err := eng.IngestURL(ctx, s.URL+"/article?utm_source=feed", nil)
+	if err != nil || again.Status != Skipped || again.DocID != r.DocID {
+		t.Fatalf("adding it again: %+v %v", again, err)
+	}
+
+	s.SetChanged(true)
+	changed, err := eng.IngestURL(ctx, s.URL+"/article", nil)
+	if err != nil || changed.Status != Inserted || changed.DocID == r.DocID || len(changed.Replaced) != 1 || changed.Replaced[0] != r.DocID {
+		t.Fatalf("changed page: %+v %v", changed, err)
+	}
+	if _, err := eng.Library().Document(ctx, r.DocID); err == nil {
+		t.Error("the old version is still in the library")
+	}
+	if _, err := os.Stat(doc.Path); !os.IsNotExist(err) {
+		t.Errorf("the old snapshot is still there: %v", err)
+	}
+	hits, err := eng.Search(ctx, "registered hives inside the city walls", SearchOptions{})
+	if err != nil || len(hits) == 0 || hits[0].DocID != changed.DocID {
+		t.Fatalf("the new version is not found: %+v %v", hits, err)
+	}
+	docs, _ := eng.Library().Documents(ctx)
+	if len(docs) != 1 {
+		t.Errorf("%d documents, want 1", len(docs))
+	}
+}
+
+// verifies a Hacker News thread added by URL: one passage per comment, none crossing a
+// comment, each cited by its page; and the hosts contacted are listed.
+func TestIngestThread(t *testing.T) {
+	s := testsites.Start(t)
+	t.Setenv(envconfig.ResolveVar, s.ResolveString())
+	eng := openEngine(t, Config{OnlineTLS: s.TLS})
+	ctx := context.Background()
+	r, err := eng.IngestURL(ctx, "https://news.ycombinator.com/item?id=1000", nil)
+	if err != nil || r.Status != Inserted || r.Pages != 6 {
+		t.Fatalf("ingest: %+v %v", r, err)
+	}
+	chunks, err := eng.Library().DocumentChunks(ctx, r.DocID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := map[int]bool{}
+	for _, c := range chunks {
+		if c.PageStart != c.PageEnd {
+			t.Errorf("a passage crosses comments %d–%d: %q", c.PageStart, c.PageEnd, c.Text)
+		}
+		pages[c.PageStart] = true
+	}
+	if len(pages) != 6 {
+		t.Errorf("passages on %d comments, want 6", len(pages))
+	}
+	hits, err := eng.Search(ctx, "sun compass corrected by an internal clock", SearchOptions{})
+	if err != nil || len(hits) == 0 || hits[0].Page != 4 || !strings.HasPrefix(hits[0].Text, "carol, answering bob:") {
+		t.Fatalf("carol's comment: %+v %v", hits, err)
+	}
+	var names []string
+	for _, h := range eng.Hosts() {
+		names = append(names, h.Host)
+	}
+	if !strings.Contains(strings.Join(names, " "), "hacker-news.firebaseio.com:443") {
+		t.Errorf("hosts %v", names)
+	}
+}
+
+// verifies that with online sources off a URL is refused before any connection, with a
+// message saying where to turn them on, and that the choice is saved.
+func TestOnlineOff(t *testing.T) {
+	s := testsites.Start(t)
+	eng := openEngine(t, Config{OnlineTLS: s.TLS})
+	if err := eng.SetOnline(false); err != nil {
+		t.Fatal(err)
+	}
+	r, err := eng.IngestURL(context.Background(), s.URL+"/article", func(library.Document) { t.Error("progress while off") })
+	if err != nil || r.Status != Failed || !strings.Contains(r.Error, "Settings → Online sources") {
+		t.Fatalf("%+v %v", r, err)
+	}
+	if h := eng.Hosts(); len(h) != 0 {
+		t.Errorf("hosts contacted while off: %+v", h)
+	}
+	saved, err := LoadConfig(eng.Config().Dir)
+	if err != nil || !saved.OnlineOff {
+		t.Fatalf("saved %+v %v", saved, err)
+	}
+	if err := eng.SetOnline(true); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := eng.IngestURL(context.Background(), s.URL+"/article", nil); r.Status != Inserted {
+		t.Errorf("on again: %+v", r)
+	}
+}
