@@ -10,6 +10,7 @@ import (
 	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/envconfig"
 	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/internal/testcorpus"
 	"github.com/carrel-app/carrel/internal/testsites"
 )
 
@@ -134,5 +135,33 @@ func TestOnlineOff(t *testing.T) {
 	}
 	if r, _ := eng.IngestURL(context.Background(), s.URL+"/article", nil); r.Status != Inserted {
 		t.Errorf("on again: %+v", r)
+	}
+}
+
+// verifies a PDF served at a URL (declared as binary data) is read by the PDF reader:
+// its pages and text, the address kept as its URL.
+func TestIngestServedPDF(t *testing.T) {
+	s := testsites.Start(t)
+	data, err := os.ReadFile(testcorpus.File(t, "Walden.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Serve("/books/walden.pdf", "application/octet-stream", data)
+	eng := openEngine(t, Config{})
+	ctx := context.Background()
+	r, err := eng.IngestURL(ctx, s.URL+"/books/walden.pdf", nil)
+	if err != nil || r.Status != Inserted || r.Pages < 2 || r.URL != s.URL+"/books/walden.pdf" {
+		t.Fatalf("%+v %v", r, err)
+	}
+	doc, _ := eng.Library().Document(ctx, r.DocID)
+	if doc.Kind != "pdf" || filepath.Base(doc.Path) != "walden.pdf" {
+		t.Errorf("kind %q path %s", doc.Kind, doc.Path)
+	}
+	if info, _ := eng.DocumentInfo(r.DocID); info.URL != r.URL {
+		t.Errorf("info url %q", info.URL)
+	}
+	hits, err := eng.Search(ctx, "I went to the woods because I wished to live deliberately", SearchOptions{})
+	if err != nil || len(hits) == 0 || hits[0].DocID != r.DocID {
+		t.Fatalf("search: %+v %v", hits, err)
 	}
 }
