@@ -22,6 +22,9 @@ type Passage struct {
 	End      int    `json:"end"`   // character offset in PageEnd's text, exclusive
 	Section  string `json:"section"`
 	Text     string `json:"text"`
+	// URL is where the passage can be read online, for a document fetched by URL: a
+	// thread comment's permalink, else the page's address ("" for files).
+	URL string `json:"url,omitempty"`
 	// Strength is set in no-model answers: how well the passage matches the question.
 	Strength Strength `json:"strength,omitempty"`
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/carrel-app/carrel/backend/envconfig"
+	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/online"
 )
 
@@ -197,6 +198,36 @@ func (e *Engine) urlDocuments(ctx context.Context, u string) ([]urlDoc, error) {
 		}
 	}
 	return out, nil
+}
+
+// SourceURL is where page of a document fetched by URL can be read online: a thread
+// comment's permalink, else the document's address; "" for files (and on any failure:
+// a link is a convenience, never a reason to fail an answer).
+func (e *Engine) SourceURL(ctx context.Context, docID string, page int) string {
+	info, err := e.DocumentInfo(docID)
+	if err != nil || info.URL == "" {
+		return ""
+	}
+	doc, err := e.lib.Document(ctx, docID)
+	if err != nil || doc.Kind != ingest.KindThread {
+		return info.URL
+	}
+	links, ok := e.threadLinks.Load(docID)
+	if !ok {
+		data, err := os.ReadFile(doc.Path)
+		if err != nil {
+			return info.URL
+		}
+		l, err := ingest.ThreadLinks(data)
+		if err != nil {
+			return info.URL
+		}
+		links, _ = e.threadLinks.LoadOrStore(docID, l)
+	}
+	if l := links.([]string); page >= 1 && page <= len(l) && l[page-1] != "" {
+		return l[page-1]
+	}
+	return info.URL
 }
 
 // IsOffline reports whether err is the refusal of a URL while online sources are off.

@@ -46,6 +46,9 @@ func TestIngestWebPage(t *testing.T) {
 	if len(ans.Citations) == 0 || ans.Citations[0].DocID != r.DocID || !strings.Contains(ans.Citations[0].Text, "twenty kilograms") {
 		t.Fatalf("the answer does not cite the page: %+v", ans.Citations)
 	}
+	if ans.Citations[0].URL != canonical {
+		t.Errorf("the citation links %q, want the page's address", ans.Citations[0].URL)
+	}
 
 	again, err := eng.IngestURL(ctx, s.URL+"/article?utm_source=feed", nil)
 	if err != nil || again.Status != Skipped || again.DocID != r.DocID {
@@ -101,6 +104,14 @@ func TestIngestThread(t *testing.T) {
 	hits, err := eng.Search(ctx, "sun compass corrected by an internal clock", SearchOptions{})
 	if err != nil || len(hits) == 0 || hits[0].Page != 4 || !strings.HasPrefix(hits[0].Text, "carol, answering bob:") {
 		t.Fatalf("carol's comment: %+v %v", hits, err)
+	}
+	// The answer's citation of it links to the comment's permalink.
+	ans, err := eng.Asking().Ask(ctx, "How is the sun compass corrected?", asking.Options{}, nil)
+	if err != nil || len(ans.Citations) == 0 || ans.Citations[0].URL != "https://news.ycombinator.com/item?id=1006" {
+		t.Fatalf("citation: %+v %v", ans, err)
+	}
+	if got := eng.SourceURL(ctx, r.DocID, 1); got != "https://news.ycombinator.com/item?id=1000" {
+		t.Errorf("the post links %q", got)
 	}
 	var names []string
 	for _, h := range eng.Hosts() {

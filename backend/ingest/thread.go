@@ -42,6 +42,22 @@ type ThreadItem struct {
 	Time int64 `json:"time,omitempty"`
 }
 
+// ThreadLinks gives the permalink of each page a thread snapshot reads into (page n is
+// links[n-1]), numbered as readThread numbers them.
+func ThreadLinks(data []byte) ([]string, error) {
+	var t Thread
+	if err := json.Unmarshal(data, &t); err != nil {
+		return nil, fmt.Errorf("thread snapshot: %w", err)
+	}
+	var links []string
+	for _, it := range t.Items {
+		if strings.TrimSpace(normalizePlainText(it.Text)) != "" {
+			links = append(links, it.URL)
+		}
+	}
+	return links, nil
+}
+
 // isThread reports whether data is a thread snapshot.
 func isThread(data []byte) bool {
 	head := data[:min(len(data), 64)]

@@ -726,6 +726,7 @@ export type Passage = {
   end: number;
   section: string;
   text: string;
+  url?: string;
   strength?: Strength;
 };
 
