@@ -69,6 +69,7 @@ func RunDesktop(d Desktop) error {
 			Title: "Add documents",
 			Filters: []runtime.FileFilter{
 				{DisplayName: "Documents (*.pdf, *.txt, *.md)", Pattern: "*.pdf;*.txt;*.md;*.markdown"},
+				{DisplayName: "Recordings (*.mp3, *.m4a, *.wav, *.mp4, …)", Pattern: "*.mp3;*.m4a;*.wav;*.ogg;*.flac;*.mp4;*.mkv;*.webm;*.mov"},
 			},
 		})
 	}

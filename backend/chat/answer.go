@@ -266,8 +266,60 @@ func quotePassage(b *strings.Builder, p Passage, terms map[string]bool) Claim {
 	start := utf8.RuneCountInString(b.String())
 	fmt.Fprintf(b, "%s [%d]", quote, p.N)
 	runeStart := utf8.RuneCountInString(p.Text[:ws])
-	return Claim{Start: start, End: utf8.RuneCountInString(b.String()), Supported: true,
-		Spans: []Span{{N: p.N, Start: runeStart, End: runeStart + utf8.RuneCountInString(window), Quote: window}}}
+	span := Span{N: p.N, Start: runeStart, End: runeStart + utf8.RuneCountInString(window), Quote: window}
+	// A recording's transcript has a line per stretch of speech: the citation points at
+	// the line that matches the question best, so that its time (the line's) is when
+	// the matching words were said, not when the passage began.
+	if isRecordingPath(p.DocPath) {
+		if ls, le := bestLine(p.Text, ws, we, terms); le > ls {
+			rs := utf8.RuneCountInString(p.Text[:ls])
+			span = Span{N: p.N, Start: rs, End: rs + utf8.RuneCountInString(p.Text[ls:le]), Quote: p.Text[ls:le]}
+		}
+	}
+	return Claim{Start: start, End: utf8.RuneCountInString(b.String()), Supported: true, Spans: []Span{span}}
+}
+
+// recordingExts are the audio and video files whose text is a timed transcript (see
+// backend/ingest's mediaExts).
+var recordingExts = []string{".mp3", ".m4a", ".wav", ".ogg", ".flac", ".mp4", ".mkv", ".webm", ".mov"}
+
+// isRecordingPath reports whether a source is an audio or video file, by its name.
+func isRecordingPath(path string) bool {
+	l := strings.ToLower(path)
+	for _, e := range recordingExts {
+		if strings.HasSuffix(l, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// bestLine returns the byte span of the line of text[from:to] holding the most distinct
+// question terms (then the most matches), trimmed; an empty span when no line has any.
+func bestLine(text string, from, to int, terms map[string]bool) (start, end int) {
+	bestDistinct, bestHits := 0, 0
+	for at := from; at < to; {
+		nl := strings.IndexByte(text[at:to], '\n')
+		le := to
+		if nl >= 0 {
+			le = at + nl
+		}
+		distinct, hits := map[string]bool{}, 0
+		for _, w := range words(text[at:le], terms) {
+			if w.term != "" {
+				distinct[w.term] = true
+				hits++
+			}
+		}
+		if len(distinct) > bestDistinct || (len(distinct) == bestDistinct && hits > bestHits && bestDistinct > 0) {
+			line := text[at:le]
+			lead := len(line) - len(strings.TrimLeft(line, " \t"))
+			start, end = at+lead, at+len(strings.TrimRight(line, " \t"))
+			bestDistinct, bestHits = len(distinct), hits
+		}
+		at = le + 1
+	}
+	return start, end
 }
 
 // isMarkdownPath reports whether a source is a Markdown file, by its name.

@@ -267,6 +267,9 @@ func (e *Engine) store(ctx context.Context, doc *library.Document, src *ingest.D
 	if err := e.lib.ReplacePageWords(ctx, doc.ID, ocrWords(src.Pages)); err != nil {
 		return nil, err
 	}
+	if err := e.lib.ReplaceTranscript(ctx, doc.ID, transcriptOf(src.Transcript)); err != nil {
+		return nil, err
+	}
 	if err := lb.add(e, lexDocsOf(doc.ID, doc.Title, parents)); err != nil {
 		return nil, fmt.Errorf("index %s: %w", doc.Path, err)
 	}
@@ -567,6 +570,8 @@ func kindOf(path string) string {
 		return ingest.KindEPUB
 	case ext == ".docx":
 		return ingest.KindDOCX
+	case ingest.IsMedia(path):
+		return ingest.MediaKind(path)
 	case ingest.Supported(path):
 		return ingest.KindCode
 	}
@@ -849,6 +854,19 @@ func ocrWords(pages []ingest.Page) map[int]library.PageWords {
 			words[i] = library.Word{X0: w.X0, Y0: w.Y0, X1: w.X1, Y1: w.Y1, Start: w.Start, End: w.End}
 		}
 		out[p.Number] = library.PageWords{Width: p.OCR.Width, Height: p.OCR.Height, Words: words}
+	}
+	return out
+}
+
+// transcriptOf is a recording's timed text as the library keeps it (nil for nil).
+func transcriptOf(t *ingest.Transcript) *library.Transcript {
+	if t == nil {
+		return nil
+	}
+	out := &library.Transcript{Source: t.Source, Recognizer: t.Recognizer, MediaKind: t.Media.Kind,
+		MediaPath: t.Media.Path, MediaURL: t.Media.URL, Duration: t.Duration, Segments: make([]library.Segment, len(t.Segments))}
+	for i, s := range t.Segments {
+		out.Segments[i] = library.Segment{Start: s.Start, End: s.End, Page: s.Page, From: s.From, To: s.To}
 	}
 	return out
 }

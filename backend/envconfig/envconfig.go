@@ -27,6 +27,9 @@ const (
 	LibraryVar      = "CARREL_LIBRARY"
 	OCRVar          = "CARREL_OCR"
 	TesseractVar    = "CARREL_TESSERACT"
+	FFmpegVar       = "CARREL_FFMPEG"
+	WhisperVar      = "CARREL_WHISPER"
+	WhisperModelVar = "CARREL_WHISPER_MODEL"
 	CacheDirVar     = "CARREL_CACHE_DIR"
 	RerankVar       = "CARREL_RERANK"
 	OllamaBinVar    = "CARREL_OLLAMA_BIN"
@@ -51,6 +54,16 @@ func OCROff() bool { return strings.EqualFold(get(OCRVar), "off") }
 
 // Tesseract is the Tesseract program to run for OCR; "" looks for `tesseract` on PATH.
 func Tesseract() string { return get(TesseractVar) }
+
+// FFmpeg is the program that decodes audio and video; "" looks for `ffmpeg` on PATH.
+func FFmpeg() string { return get(FFmpegVar) }
+
+// Whisper is whisper.cpp's command-line program; "" looks for `whisper-cli` (or
+// `whisper-cpp`) on PATH.
+func Whisper() string { return get(WhisperVar) }
+
+// WhisperModel is the ggml model file whisper.cpp runs when the settings name none.
+func WhisperModel() string { return get(WhisperModelVar) }
 
 // CacheDir is where ingest keeps its caches (the compiled PDFium module); "" uses the
 // user cache directory.
@@ -155,6 +168,9 @@ func All() []Var {
 		{OllamaHostVar, "Ollama's address (default 127.0.0.1:11434; a library's ollama_host wins)", OllamaHost},
 		{OCRVar, "off: do not OCR scanned pages", func() string { return get(OCRVar) }},
 		{TesseractVar, "Tesseract program for OCR (default: tesseract on PATH)", Tesseract},
+		{FFmpegVar, "ffmpeg program that decodes audio and video (default: ffmpeg on PATH)", FFmpeg},
+		{WhisperVar, "whisper.cpp program for transcribing recordings (default: whisper-cli on PATH)", Whisper},
+		{WhisperModelVar, "whisper.cpp model file (ggml-*.bin) when the settings name none", WhisperModel},
 		{CacheDirVar, "ingest's cache folder, the compiled PDFium module (default: the user cache folder's carrel)", CacheDir},
 		{RerankVar, "lexical: rerank retrieved passages with the lexical reader (off by default: no gain on the dev set)", func() string { return string(Reranker()) }},
 		{OpenAIKeyVar, "OpenAI API key, when the OS keyring has none", hidden(OpenAIKeyVar)},

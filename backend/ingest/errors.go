@@ -28,10 +28,15 @@ var (
 	// ErrTooLarge: the file, or what it unpacks to, is over one of the
 	// limits in limits.go.
 	ErrTooLarge = errors.New("too large")
+	// ErrNoAudio: an audio or video file with no audio track to transcribe.
+	ErrNoAudio = errors.New("no audio track")
+	// ErrMissingTool: a program needed to read the file is not installed (ffmpeg,
+	// a speech recogniser); Detail says which and how to install it.
+	ErrMissingTool = errors.New("a program is missing")
 )
 
 // formats names what Carrel reads, for ErrUnsupported's message.
-const formats = "Carrel reads PDF, Word (.docx), EPUB, e-mail (.eml), web pages (.html, .mhtml), text, Markdown and source code"
+const formats = "Carrel reads PDF, Word (.docx), EPUB, e-mail (.eml), web pages (.html, .mhtml), text, Markdown, source code, audio (.mp3, .m4a, .wav, .ogg, .flac) and video (.mp4, .mkv, .webm, .mov)"
 
 // Error is an ingest failure from the catalogue above.
 type Error struct {
@@ -88,6 +93,13 @@ func (e *Error) Error() string {
 			return fmt.Sprintf("%s has no text layer, and %s", name, e.Detail)
 		}
 		return fmt.Sprintf("%s has no text layer and no scanned image to read by OCR: its pages are blank or drawings", name)
+	case ErrNoAudio:
+		if e.Detail != "" {
+			return fmt.Sprintf("%s has no audio track to transcribe (%s)", name, e.Detail)
+		}
+		return fmt.Sprintf("%s has no audio track to transcribe: it holds no sound, only pictures", name)
+	case ErrMissingTool:
+		return fmt.Sprintf("%s cannot be read: %s", name, e.Detail)
 	case ErrUnsupported:
 		if e.Detail != "" {
 			return fmt.Sprintf("%s: %s; %s", name, e.Detail, formats)

@@ -17,7 +17,7 @@ func Supported(path string) bool {
 	switch {
 	case ext == ".pdf", ext == ".epub", ext == ".eml", ext == ".mht", ext == ".mhtml":
 		return true
-	case docxExts[ext], htmlExts[ext], textExts[ext]:
+	case docxExts[ext], htmlExts[ext], textExts[ext], mediaExts[ext] != "":
 		return true
 	}
 	return isCode(path)

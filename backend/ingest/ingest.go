@@ -87,6 +87,9 @@ type Document struct {
 	// none crossing a page break: each comment of a thread is a page, and
 	// a citation of it names that comment.
 	PagePassages bool
+	// Transcript is set for recordings (KindAudio, KindVideo): the timed text
+	// the pages hold, see [LayoutTranscript].
+	Transcript *Transcript
 }
 
 // Attachment is a file found inside a document (a mail's attachment).
@@ -134,6 +137,8 @@ type Options struct {
 	// OCR tunes the reading of scanned PDF pages; the zero value reads
 	// them when Tesseract is installed.
 	OCR OCROptions
+	// Media tunes the transcription of audio and video files (media.go).
+	Media MediaOptions
 }
 
 // File reads the file at path and returns its text and metadata. The kind of
@@ -160,6 +165,9 @@ func FileWithOptions(ctx context.Context, path string, opts Options) (doc *Docum
 		return nil, err
 	}
 	ext := strings.ToLower(filepath.Ext(path))
+	if mediaExts[ext] != "" {
+		return fileMedia(ctx, path, opts)
+	}
 	data, err := readLimited(path)
 	if err != nil {
 		return nil, err
@@ -272,6 +280,9 @@ func sizeLimit(path string) int64 {
 	ext := strings.ToLower(filepath.Ext(path))
 	if textExts[ext] || htmlExts[ext] || ext == ".eml" || ext == ".mht" || ext == ".mhtml" || isCode(path) {
 		return MaxTextFileSize
+	}
+	if mediaExts[ext] != "" {
+		return MaxMediaFileSize
 	}
 	return MaxFileSize
 }

@@ -3,7 +3,7 @@ package library
 import "fmt"
 
 // schemaVersion is the version migrate brings a database to.
-const schemaVersion = 8
+const schemaVersion = 9
 
 // migrations[i] moves a database from version i to i+1.
 var migrations = []string{
@@ -296,6 +296,19 @@ var migrations = []string{
 		taken_at  INTEGER NOT NULL
 	);
 	CREATE INDEX quiz_scores_deck ON quiz_scores(deck_id, taken_at);`,
+
+	// v9: transcripts (transcripts.go): the timed text of a recording, one row per
+	// document, its segments packed in a blob (an hour of speech is about a thousand).
+	`CREATE TABLE transcripts (
+		doc_id     TEXT PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+		source     TEXT NOT NULL DEFAULT '',
+		recognizer TEXT NOT NULL DEFAULT '',
+		media_kind TEXT NOT NULL DEFAULT '',
+		media_path TEXT NOT NULL DEFAULT '',
+		media_url  TEXT NOT NULL DEFAULT '',
+		duration   REAL NOT NULL DEFAULT 0,
+		segments   BLOB NOT NULL
+	) WITHOUT ROWID;`,
 }
 
 func (l *Library) migrate() error {

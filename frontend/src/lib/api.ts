@@ -14,6 +14,7 @@ import type { Deck, DeckStats, MakeResult, Marking, MemorySettings, Question, Qu
 import type { AddResult, ChunkSettings, OnlineSettings, LibraryFolder, Stats, CloudSettings, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status, WatchedFolder, WatchSynced } from './types';
 import { EVENT_NAMES } from './types';
 import { parsePageWords, type PageWords } from './ocr-rects';
+import { parseTranscript, type Transcript } from './transcript';
 
 /** The bound Go methods, typed by hand from docs/bridge.md (no generated wailsjs). */
 interface WailsApp {
@@ -57,6 +58,7 @@ interface WailsApp {
   SetAPIKey(provider: string, key: string): Promise<unknown>;
   DeleteAPIKey(provider: string): Promise<unknown>;
   PageWords(docID: string, page: number): Promise<unknown>;
+  Transcript?(docID: string): Promise<unknown>;
   Stats(): Promise<unknown>;
   ChunkSettings(): Promise<unknown>;
   SetChunkSettings(profiles: Record<string, Record<string, number>>): Promise<unknown>;
@@ -219,6 +221,8 @@ export async function rereadDocument(docID: string): Promise<void> {
 
 /** Where the words of a scanned (OCR'd) page are; no words on pages with a text layer. */
 export const pageWords = async (docID: string, page: number): Promise<PageWords> => parsePageWords(await call('PageWords', docID, page));
+/** A recording's timed text and where to play it (docs/bridge.md "Recordings"). */
+export const transcript = async (docID: string): Promise<Transcript> => parseTranscript(await call('Transcript', docID));
 
 export async function search(query: string, k: number, docIDs: string[] = []): Promise<Hit[]> {
   const v = await call('Search', query, k, docIDs);

@@ -65,6 +65,7 @@ export interface Bridge {
   StudyStats(): Promise<DeckStats[]>;
   Summarize(docID: string, sessionID: string): Promise<Summary>;
   SuspendCard(cardID: number, suspended: boolean): Promise<void>;
+  Transcript(docID: string): Promise<Transcript>;
   UnwatchFolder(dir: string): Promise<void>;
   WatchFolder(dir: string): Promise<WatchedFolder>;
 }
@@ -132,6 +133,7 @@ export const BRIDGE_METHODS = [
   "StudyStats",
   "Summarize",
   "SuspendCard",
+  "Transcript",
   "UnwatchFolder",
   "WatchFolder",
 ] as const;
@@ -466,6 +468,19 @@ export type Summary = {
   message_id: number;
 };
 
+/** github.com/carrel-app/carrel/app.Transcript */
+export type Transcript = {
+  doc_id: string;
+  source: string;
+  recognizer: string;
+  advice: string;
+  media_kind: string;
+  media_url: string;
+  external: boolean;
+  duration: number;
+  segments: Segment[];
+};
+
 /** github.com/carrel-app/carrel/app.AnswerStart */
 export type AnswerStart = {
   ask_id: string;
@@ -728,6 +743,16 @@ export type Passage = {
   text: string;
   url?: string;
   strength?: Strength;
+};
+
+/** github.com/carrel-app/carrel/backend/library.Segment */
+export type Segment = {
+  start: number;
+  end: number;
+  page: number;
+  from: number;
+  to: number;
+  text: string;
 };
 
 /** github.com/carrel-app/carrel/backend/chat.Usage */

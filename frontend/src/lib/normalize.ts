@@ -127,6 +127,8 @@ export function citation(v: unknown, i = 0): Citation {
     text: str(o.text),
     // A passage crossing a page break ends on a later page: the viewer follows it there.
     ...(num(o.page_end) > num(o.page) ? { page_end: num(o.page_end) } : {}),
+    // Where the passage starts on its page (bytes): a recording's transcript maps it to a time.
+    ...(num(o.start) > 0 ? { start: num(o.start) } : {}),
   };
 }
 

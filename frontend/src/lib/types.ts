@@ -64,6 +64,8 @@ export type Citation = {
   text: string;
   /** Last page of the passage when it crosses a page break (0 or absent: same page). */
   page_end?: number;
+  /** Byte offset in page's text where the passage starts (absent: 0). */
+  start?: number;
 };
 
 /** The text of a cited passage supporting one answer sentence (backend/chat/cite.go Span). */

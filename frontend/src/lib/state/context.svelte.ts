@@ -15,6 +15,7 @@ import { StatusState } from './status.svelte';
 import { StudyState } from './study.svelte';
 import { ThemeState } from './theme.svelte';
 import { ToastState } from './toasts.svelte';
+import { TranscriptsState } from './transcripts.svelte';
 import { ViewerState } from './viewer.svelte';
 import { WatchState } from './watch.svelte';
 
@@ -23,6 +24,8 @@ export class AppState {
   theme = new ThemeState();
   status = new StatusState();
   viewer = new ViewerState();
+  /** Recordings' transcripts, loaded when a citation or the viewer needs one. */
+  transcripts = new TranscriptsState();
   chat = new ChatState();
   models = new ModelsState(this.status, this.toasts);
   stats = new StatsState();
@@ -63,6 +66,7 @@ export class AppState {
     this.chat.turns = [];
     this.chat.sessionID = '';
     this.viewer.target = null;
+    this.transcripts.clear();
     this.library.docs = [];
     this.library.selected = [];
     void this.library.refresh();

@@ -11,6 +11,8 @@ export type ViewTarget = {
   passage: string;
   /** Last page of the passage when it crosses a page break (else page, or 0). */
   pageEnd?: number;
+  /** Byte offset in page's text where the passage starts (a recording maps it to a time). */
+  start?: number;
   /** The sentence of the passage supporting the clicked claim: code point offsets in passage. */
   focus?: { start: number; end: number; quote: string } | null;
   /** Increases on every open, so opening the same citation again scrolls to it again. */
@@ -37,6 +39,7 @@ export class ViewerState {
       kind,
       page: c.page,
       pageEnd: Math.max(c.page, c.page_end ?? 0),
+      start: c.start ?? 0,
       passage: c.text,
       focus: span && span.end > span.start ? { start: span.start, end: span.end, quote: span.quote } : null,
     });
