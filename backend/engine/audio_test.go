@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/internal/testaudio"
@@ -50,7 +51,7 @@ func TestAudioCitesTimestamp(t *testing.T) {
 		{"When does the train leave the station?", 4},
 		{"Where do the students read their books?", 3},
 	} {
-		ans, err := eng.AskSession(ctx, c.q, AskOptions{DocIDs: []string{}}, nil)
+		ans, err := eng.Asking().Ask(ctx, c.q, asking.Options{DocIDs: []string{}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
