@@ -12,6 +12,7 @@ import (
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/carrel-app/carrel/backend/settings"
 )
 
 // printAnswerFooter tells, after a streamed answer, what it used and how to follow up.
@@ -128,10 +129,10 @@ func sessionsCmd(ctx context.Context, eng *engine.Engine, args []string, env Env
 
 // applyAnswerFlags applies --provider, --cloud-model and --budget over config.json.
 func applyAnswerFlags(cfg *engine.Config, provider, cloudModel string, budget float64) error {
-	switch provider {
+	switch p := settings.Provider(provider); p {
 	case "":
 	case engine.ProviderOllama, engine.ProviderOpenAI, engine.ProviderAnthropic:
-		cfg.Provider = provider
+		cfg.Provider = p
 	default:
 		return fmt.Errorf("--provider %q: use ollama, openai or anthropic", provider)
 	}
@@ -164,7 +165,7 @@ func keysCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) er
 	switch {
 	case args[0] == "status":
 		s := eng.CloudSettings()
-		for _, p := range []string{engine.ProviderOpenAI, engine.ProviderAnthropic} {
+		for _, p := range []string{string(engine.ProviderOpenAI), string(engine.ProviderAnthropic)} {
 			switch src := s.Keys[p]; src {
 			case "":
 				fmt.Fprintf(env.Stdout, "%s: no key (%s)\n", p, s.KeyError[p])

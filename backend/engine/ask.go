@@ -14,19 +14,19 @@ import (
 // Hit is one search result as the CLI and the frontend see it: a passage (parent) with
 // its page span, found by its own words or by one of its children.
 type Hit struct {
-	DocID       string  `json:"doc_id"`
-	DocPath     string  `json:"doc_path"`
-	DocTitle    string  `json:"doc_title"`
-	Page        int     `json:"page"`
-	PageEnd     int     `json:"page_end"`
-	Start       int     `json:"start"`
-	End         int     `json:"end"`
-	Section     string  `json:"section"`
-	Text        string  `json:"text"`
-	Score       float64 `json:"score"`
-	MatchType   string  `json:"match_type"`
-	LexicalRank int     `json:"lexical_rank"`
-	VectorRank  int     `json:"vector_rank"`
+	DocID       string             `json:"doc_id"`
+	DocPath     string             `json:"doc_path"`
+	DocTitle    string             `json:"doc_title"`
+	Page        int                `json:"page"`
+	PageEnd     int                `json:"page_end"`
+	Start       int                `json:"start"`
+	End         int                `json:"end"`
+	Section     string             `json:"section"`
+	Text        string             `json:"text"`
+	Score       float64            `json:"score"`
+	MatchType   retrieve.MatchType `json:"match_type"`
+	LexicalRank int                `json:"lexical_rank"`
+	VectorRank  int                `json:"vector_rank"`
 	// LexicalScore is the BM25 score, VectorScore the cosine similarity of the best
 	// child (0 when that list did not find the passage).
 	LexicalScore float64 `json:"lexical_score"`

@@ -9,6 +9,7 @@ import (
 
 	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/carrel-app/carrel/backend/settings"
 )
 
 // answerModel picks the model that answers now. With a cloud provider chosen it needs an
@@ -24,7 +25,7 @@ func (e *Engine) answerModel(ctx context.Context, st Status, overrideBudget bool
 		}
 		return asking.Model{Provider: e.ollama, Name: model, NumCtx: e.contextLength(ctx, model), Local: true}, nil
 	}
-	key, _, err := llm.APIKey(provider)
+	key, _, err := llm.APIKey(string(provider))
 	if err != nil {
 		return asking.Model{}, err
 	}
@@ -82,11 +83,11 @@ func (e *Engine) answerStatus(st *Status) {
 	if provider == ProviderOllama {
 		return
 	}
-	name := map[string]string{ProviderOpenAI: "OpenAI", ProviderAnthropic: "Anthropic"}[provider]
-	if _, _, err := llm.APIKey(provider); err != nil {
+	name := map[settings.Provider]string{ProviderOpenAI: "OpenAI", ProviderAnthropic: "Anthropic"}[provider]
+	if _, _, err := llm.APIKey(string(provider)); err != nil {
 		st.Mode = ModeNoModel
 		st.Reason = fmt.Sprintf("Answers come from %s %s, but there is no API key for it.", name, model)
-		st.Fix = fmt.Sprintf("Add the %s API key in Settings (or set %s), or switch answers to the local model.", name, llm.KeyEnv(provider))
+		st.Fix = fmt.Sprintf("Add the %s API key in Settings (or set %s), or switch answers to the local model.", name, llm.KeyEnv(string(provider)))
 		return
 	}
 	if st.embedOK {

@@ -8,11 +8,20 @@ import (
 	"time"
 )
 
+// MemoryKind is what a memory says of the user.
+type MemoryKind string
+
+// Kinds of memory.
+const (
+	MemoryPreference MemoryKind = "preference" // how answers should be
+	MemoryContext    MemoryKind = "context"    // role, field, course, level
+	MemoryGoal       MemoryKind = "goal"
+)
+
 // Memory is one durable fact about the user, from their own words.
 type Memory struct {
 	ID int64 `json:"id"`
-	// Kind is "preference", "context" or "goal".
-	Kind string `json:"kind"`
+	Kind MemoryKind `json:"kind"`
 	// Slot names what a single-valued fact is about ("language", "role", "course"...), so
 	// a new value replaces the old one; "" for facts that add up (goals, preferences).
 	Slot string `json:"slot"`

@@ -20,10 +20,14 @@ var ErrNoKeyring = errors.New("no keyring service on this machine")
 // KeyEnv names the environment variable that can hold provider's API key.
 func KeyEnv(provider string) string { return envconfig.APIKeyVar(provider) }
 
+// KeySource is where a provider's API key comes from.
+type KeySource string
+
 // Key sources, as [APIKey] reports them.
 const (
-	KeySourceKeyring = "keyring"
-	KeySourceEnv     = "environment"
+	KeySourceKeyring KeySource = "keyring"
+	KeySourceEnv     KeySource = "environment"
+	KeySourceNone    KeySource = "" // no key
 )
 
 func checkProvider(provider string) error {
@@ -64,7 +68,7 @@ func DeleteAPIKey(provider string) error {
 // APIKey returns a provider's API key and where it came from: the OS keyring first,
 // then the provider's environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY). With
 // neither it returns an error wrapping [ErrNoAPIKey] saying how to set one.
-func APIKey(provider string) (key, source string, err error) {
+func APIKey(provider string) (key string, source KeySource, err error) {
 	if err := checkProvider(provider); err != nil {
 		return "", "", err
 	}

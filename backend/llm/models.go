@@ -91,11 +91,19 @@ func embeddingOnly(show *api.ShowResponse, families []string) bool {
 	return slices.ContainsFunc(families, func(f string) bool { return strings.Contains(f, "bert") })
 }
 
+// ModelRole is what a model is for.
+type ModelRole string
+
+// Model roles.
+const (
+	RoleChat  ModelRole = "chat"
+	RoleEmbed ModelRole = "embed"
+)
+
 // Suggestion is a model Carrel recommends for a machine without a GPU.
 type Suggestion struct {
 	Name string `json:"name"`
-	// Role is "chat" or "embed".
-	Role string `json:"role"`
+	Role ModelRole `json:"role"`
 	// Download is the approximate download size, for people on slow links.
 	Download string `json:"download"`
 	// Note says, in a few words, when to choose it.

@@ -139,7 +139,7 @@ func withPoolingType(t *testing.T, b []byte) []byte {
 }
 
 func TestSuggestedHasOneDefaultPerRole(t *testing.T) {
-	n := map[string]int{}
+	n := map[ModelRole]int{}
 	for _, s := range Suggested {
 		if s.Default {
 			n[s.Role]++

@@ -8,15 +8,18 @@ package memory
 
 import (
 	"regexp"
+
 	"strings"
 	"unicode"
+
+	"github.com/carrel-app/carrel/backend/library"
 )
 
-// Kinds of memory.
+// Kinds of memory (library.MemoryKind's values).
 const (
-	Preference = "preference"
-	Context    = "context"
-	Goal       = "goal"
+	Preference = string(library.MemoryPreference)
+	Context    = string(library.MemoryContext)
+	Goal       = string(library.MemoryGoal)
 )
 
 // Candidate is a fact found in a message.

@@ -38,11 +38,14 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("unknown search mode %q: use hybrid, lexical or vector", s)
 }
 
-// Match types of a hit: which lists found it.
+// MatchType says which lists found a hit.
+type MatchType string
+
+// Match types of a hit.
 const (
-	MatchHybrid   = "hybrid"
-	MatchVector   = "vector"
-	MatchFullText = "full_text"
+	MatchHybrid   MatchType = "hybrid"
+	MatchVector   MatchType = "vector"
+	MatchFullText MatchType = "full_text"
 )
 
 // RRFK is the rank constant of Reciprocal Rank Fusion (Cormack et al. use 60).
@@ -108,7 +111,7 @@ type Hit struct {
 	// the parent itself was matched; the chunk's own seq when it is its own parent).
 	ChildSeq     int64
 	Score        float64 // fused score (RRF), or the single list's score
-	MatchType    string
+	MatchType    MatchType
 	LexicalRank  int // 1-based; 0 when the lexical list did not have it
 	VectorRank   int
 	LexicalScore float64

@@ -21,7 +21,7 @@ func TestFuse(t *testing.T) {
 	}
 	want := []struct {
 		seq   int64
-		match string
+		match MatchType
 		lr    int
 		vr    int
 	}{{2, MatchHybrid, 2, 1}, {1, MatchFullText, 1, 0}, {3, MatchVector, 0, 2}}

@@ -138,7 +138,7 @@ func Save(dir string, c Config) error {
 type AnswerConfig struct {
 	// Provider answers questions: "ollama" (default), "openai" or "anthropic". Cloud
 	// providers are used only when chosen here (or by --provider).
-	Provider string `json:"provider,omitempty"`
+	Provider Provider `json:"provider,omitempty"`
 	// OpenAIModel and AnthropicModel are the cloud models; defaults DefaultOpenAIModel
 	// and DefaultAnthropicModel.
 	OpenAIModel    string `json:"openai_model,omitempty"`
@@ -167,9 +167,12 @@ const (
 	DefaultAnthropicModel = "claude-haiku-4-5"
 )
 
+// Provider names who answers questions.
+type Provider string
+
 // Providers.
 const (
-	ProviderOllama    = "ollama"
-	ProviderOpenAI    = "openai"
-	ProviderAnthropic = "anthropic"
+	ProviderOllama    Provider = "ollama"
+	ProviderOpenAI    Provider = "openai"
+	ProviderAnthropic Provider = "anthropic"
 )

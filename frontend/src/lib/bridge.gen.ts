@@ -208,7 +208,7 @@ export type ChunkSettings = {
 
 /** github.com/carrel-app/carrel/backend/engine.CloudSettings */
 export type CloudSettings = {
-  provider: string;
+  provider: Provider;
   openai_model: string;
   anthropic_model: string;
   openai_base_url: string;
@@ -216,7 +216,7 @@ export type CloudSettings = {
   budget_usd: number;
   prices: Record<string, Price>;
   keep_alive: string;
-  keys: Record<string, string>;
+  keys: Record<string, KeySource>;
   key_error: Record<string, string>;
   builtin_prices: Record<string, Price>;
   prices_as_of: string;
@@ -346,7 +346,7 @@ export type Meter = {
   budget_usd: number;
   budget_used: number;
   warning: string;
-  provider: string;
+  provider: Provider;
   model: string;
   prices_as_of: string;
 };
@@ -400,7 +400,7 @@ export type Hit = {
   section: string;
   text: string;
   score: number;
-  match_type: string;
+  match_type: MatchType;
   lexical_rank: number;
   vector_rank: number;
   lexical_score: number;
@@ -418,7 +418,7 @@ export type Status = {
   embed_model: string;
   documents: number;
   chunks: number;
-  provider: string;
+  provider: Provider;
   answer_model: string;
   read_only?: boolean;
   read_only_reason?: string;
@@ -557,7 +557,7 @@ export type WatchSync = {
 /** github.com/carrel-app/carrel/backend/library.Memory */
 export type Memory = {
   id: number;
-  kind: string;
+  kind: MemoryKind;
   slot: string;
   text: string;
   source: string;
@@ -577,6 +577,9 @@ export type ChunkField = {
   max: number;
 };
 
+/** github.com/carrel-app/carrel/backend/settings.Provider */
+export type Provider = "ollama" | "openai" | "anthropic";
+
 /** github.com/carrel-app/carrel/backend/llm.Price */
 export type Price = {
   input: number;
@@ -584,6 +587,9 @@ export type Price = {
   cached_input: number;
   cache_write?: number;
 };
+
+/** github.com/carrel-app/carrel/backend/llm.KeySource */
+export type KeySource = "keyring" | "environment" | "";
 
 /** github.com/carrel-app/carrel/backend/library.CardSchedule */
 export type CardSchedule = {
@@ -646,7 +652,7 @@ export type Model = {
 /** github.com/carrel-app/carrel/backend/llm.Suggestion */
 export type Suggestion = {
   name: string;
-  role: string;
+  role: ModelRole;
   download: string;
   note: string;
   default: boolean;
@@ -680,6 +686,9 @@ export type Word = {
   start: number;
   end: number;
 };
+
+/** github.com/carrel-app/carrel/backend/retrieve.MatchType */
+export type MatchType = "hybrid" | "vector" | "full_text";
 
 /** github.com/carrel-app/carrel/backend/engine.StatusMode */
 export type StatusMode = "full" | "lexical" | "no-model";
@@ -801,6 +810,9 @@ export type Result = {
   replaced?: string[];
 };
 
+/** github.com/carrel-app/carrel/backend/library.MemoryKind */
+export type MemoryKind = "preference" | "context" | "goal";
+
 /** github.com/carrel-app/carrel/backend/library.MessageStatus */
 export type MessageStatus = "done" | "stopped" | "truncated" | "failed";
 
@@ -817,6 +829,9 @@ export type Citation = {
   section: string;
   text: string;
 };
+
+/** github.com/carrel-app/carrel/backend/llm.ModelRole */
+export type ModelRole = "chat" | "embed";
 
 /** github.com/carrel-app/carrel/backend/library.Latency */
 export type Latency = {

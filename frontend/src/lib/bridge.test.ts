@@ -4,9 +4,18 @@
 // from it; bridge.test-d.ts checks the types' fields.
 import { describe, expect, test } from 'vitest';
 import apiSource from './api.ts?raw';
+import checkSource from './bridge.test-d.ts?raw';
 import genSource from './bridge.gen.ts?raw';
 import { BRIDGE_EVENTS, BRIDGE_METHODS } from './bridge.gen';
 import { EVENT_NAMES } from './types';
+import typesSource from './types.ts?raw';
+
+/** Types of types.ts that stand for no Go type: derived from others or the frontend's own. */
+const FRONTEND_ONLY = new Set([
+  'DocStatus', // gen.DocStatus less 'removed' (bridge.test-d.ts checks DocumentEvent's)
+  'EventName', // keyof EventMap
+  'AnswerEvent', // a union of the answer events' payloads
+]);
 
 /** Method name → parameter count of an interface block in a TypeScript source. */
 function methods(src: string, iface: string): Map<string, number> {
@@ -31,5 +40,18 @@ describe('bridge contract', () => {
 
   test('types.ts listens to every event the Go side sends, and no other', () => {
     expect([...EVENT_NAMES].sort()).toEqual([...BRIDGE_EVENTS].sort());
+  });
+
+  test('bridge.test-d.ts checks every type of types.ts against its Go type', () => {
+    const declared = [...typesSource.matchAll(/^export type (\w+)/gm)].map((m) => m[1]);
+    expect(declared.length).toBeGreaterThan(40);
+    const unchecked = declared.filter((t) => !FRONTEND_ONLY.has(t) && !new RegExp(`hand\\.${t}\\b`).test(checkSource));
+    expect(unchecked).toEqual([]);
+  });
+
+  test('types.ts writes out no enumeration: its enumerated values are the Go types\' (bridge.gen.ts)', () => {
+    const code = typesSource.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+    const unions = [...code.matchAll(/'[^']+'\s*\||\|\s*'[^']+'/g)].map((m) => m[0]);
+    expect(unions).toEqual([]);
   });
 });

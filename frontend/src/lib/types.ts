@@ -1,7 +1,11 @@
-// Types of the bridge between the frontend and app.App, typed by hand from
-// docs/bridge.md. JSON field names are exact; do not rename.
+// Types of the bridge between the frontend and app.App: the shapes the frontend works
+// with, most of them as normalize.ts returns them. Their enumerated values are the Go
+// types' (bridge.gen.ts, generated from Go); bridge.test-d.ts fails when a field here
+// drifts from what Go sends, bridge.test.ts when a type here is not checked or an
+// enumeration is written out again. JSON field names are exact; do not rename.
+import type * as gen from './bridge.gen';
 
-export type Mode = 'full' | 'lexical' | 'no-model';
+export type Mode = gen.StatusMode;
 
 export type Status = {
   library: string;
@@ -15,8 +19,11 @@ export type Status = {
   chunks: number;
 };
 
-/** 'fetching': a URL being fetched, before it is a document (its id is PATH_ID_PREFIX + the URL). */
-export type DocStatus = 'queued' | 'fetching' | 'extracting' | 'embedding' | 'ready' | 'failed';
+/**
+ * A document's status in the library (a removed one is only ever announced: DocumentEvent).
+ * 'fetching': a URL being fetched, before it is a document (its id is PATH_ID_PREFIX + the URL).
+ */
+export type DocStatus = Exclude<gen.DocStatus, 'removed'>;
 
 export type Document = {
   id: string;
@@ -41,7 +48,7 @@ export type OnlineHost = { host: string; count: number; first: string; last: str
 export type OnlineSettings = { on: boolean; hosts: OnlineHost[] };
 
 /** `library:changed` carries a Document; a removed one has `status: "removed"`. */
-export type DocumentEvent = Omit<Document, 'status'> & { status: DocStatus | 'removed' };
+export type DocumentEvent = Omit<Document, 'status'> & { status: gen.DocStatus };
 
 export type Hit = {
   doc_id: string;
@@ -50,7 +57,7 @@ export type Hit = {
   page: number;
   text: string;
   score: number;
-  match_type: 'hybrid' | 'vector' | 'full_text';
+  match_type: gen.MatchType;
   lexical_rank: number;
   vector_rank: number;
 };
@@ -138,7 +145,7 @@ export type Message = {
   question: string;
   standalone: string;
   answer: string;
-  status: 'done' | 'stopped' | 'truncated' | 'failed';
+  status: gen.MessageStatus;
   mode: string;
   note: string;
   provider: string;
@@ -174,7 +181,7 @@ export type Price = { input: number; output: number; cached_input: number; cache
 
 /** Who answers, cloud models, keys and the budget (CloudSettings). */
 export type CloudSettings = {
-  provider: 'ollama' | 'openai' | 'anthropic';
+  provider: gen.Provider;
   openai_model: string;
   anthropic_model: string;
   openai_base_url: string;
@@ -182,7 +189,7 @@ export type CloudSettings = {
   budget_usd: number;
   prices: Record<string, Price>;
   keep_alive: string;
-  keys: Record<string, 'keyring' | 'environment' | ''>;
+  keys: Record<string, gen.KeySource>;
   key_error: Record<string, string>;
   builtin_prices: Record<string, Price>;
   prices_as_of: string;
@@ -205,7 +212,7 @@ export type Model = {
 };
 
 /** A model Carrel recommends for a machine without a GPU. */
-export type Suggestion = { name: string; role: 'chat' | 'embed'; download: string; note: string; default: boolean };
+export type Suggestion = { name: string; role: gen.ModelRole; download: string; note: string; default: boolean };
 
 /** What the models panel shows (ListModels, StartOllama). */
 export type Models = {
@@ -333,7 +340,7 @@ export type CachedFrom = {
   /** When it was answered (RFC 3339). */
   at: string;
   /** 'meaning': embedding similarity and the same content words; 'words': content words only. */
-  match: 'meaning' | 'words';
+  match: gen.CacheMatch;
   similarity: number;
   saved_usd: number;
 };
@@ -341,7 +348,7 @@ export type CachedFrom = {
 /** One thing Carrel remembers about the user (Memory()). */
 export type MemoryItem = {
   id: number;
-  kind: 'preference' | 'context' | 'goal';
+  kind: gen.MemoryKind;
   text: string;
   /** The user's sentence it was learnt from ('' when added by hand). */
   source: string;
