@@ -36,6 +36,7 @@ var layers = map[string]int{
 	"backend/cache":          6, // the answer cache: when two questions are the same
 	"backend/watch":          6, // keeping the library in step with watched folders
 	"backend/settings":       6, // a library's config.json and the library folder chosen
+	"backend/online":         6, // sources added by address: web pages, documents at a URL, threads
 	"backend/study":          6, // flashcards: made from passages, kept in decks, reviewed
 	"backend/ingest":         7, // reading sources
 	"backend/llm":            7, // model providers
