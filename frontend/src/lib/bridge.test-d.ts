@@ -79,6 +79,8 @@ test('types.ts declares only fields the Go types send, with types their values f
   none<Drift<gen.DeckStats, hand.DeckStats>>();
   none<Drift<gen.ModelResult, hand.ModelResult>>();
   none<Drift<gen.DayCount, hand.DayCount>>();
+  none<Drift<gen.Host, hand.OnlineHost>>();
+  none<Drift<gen.OnlineSettings, hand.OnlineSettings>>();
 });
 
 test('types.ts has the Go enumerated values', () => {
