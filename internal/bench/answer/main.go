@@ -31,6 +31,7 @@ import (
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/carrel-app/carrel/internal/testcorpus"
 	"github.com/carrel-app/carrel/internal/testollama"
 )
 
@@ -157,11 +158,11 @@ func ttft(ctx context.Context, srv *testollama.Server, runs int) (float64, error
 }
 
 func embedRatio(ctx context.Context, srv *testollama.Server, tmp, doc string, runs int) (float64, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/pdfcpu/pdfcpu").Output()
+	root, err := testcorpus.Folder()
 	if err != nil {
-		return 0, fmt.Errorf("find pdfcpu's test PDFs: %w", err)
+		return 0, err
 	}
-	pdf := filepath.Join(strings.TrimSpace(string(out)), "pkg", "testdata", doc)
+	pdf := filepath.Join(root, doc)
 	// A library with the document's chunks stored but not embedded (no embedding model).
 	base := filepath.Join(tmp, "base")
 	eng, err := engine.Open(engine.Config{Dir: base, OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: "absent-embedder"})

@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -32,6 +31,7 @@ import (
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/carrel-app/carrel/internal/testcorpus"
 	"github.com/carrel-app/carrel/internal/testollama"
 )
 
@@ -158,11 +158,10 @@ func embedDirect(ctx context.Context, host, model string, window int, texts []st
 
 // corpus lists the pdfcpu corpus's PDFs, or the one named doc.
 func corpus(doc string) ([]string, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/pdfcpu/pdfcpu").Output()
+	root, err := testcorpus.Folder()
 	if err != nil {
-		return nil, fmt.Errorf("find pdfcpu's test PDFs: %w", err)
+		return nil, err
 	}
-	root := filepath.Join(strings.TrimSpace(string(out)), "pkg", "testdata")
 	if doc != "" {
 		return []string{filepath.Join(root, doc)}, nil
 	}

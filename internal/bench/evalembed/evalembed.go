@@ -26,7 +26,6 @@ import (
 	"maps"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -35,6 +34,7 @@ import (
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/retrieve"
 	"github.com/carrel-app/carrel/cli"
+	"github.com/carrel-app/carrel/internal/testcorpus"
 )
 
 // Options say what to evaluate.
@@ -189,13 +189,7 @@ func Run(ctx context.Context, o Options) error {
 
 // Corpus returns the folder of the pdfcpu module's test PDFs, the corpus the dev questions
 // are about.
-func Corpus() (string, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/pdfcpu/pdfcpu").Output()
-	if err != nil {
-		return "", fmt.Errorf("find pdfcpu module: %w", err)
-	}
-	return filepath.Join(strings.TrimSpace(string(out)), "pkg", "testdata"), nil
-}
+func Corpus() (string, error) { return testcorpus.Folder() }
 
 // printThreshold prints the threshold Carrel measured for model in lib.
 func printThreshold(lib, model string) error {

@@ -28,6 +28,7 @@ import (
 
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/envconfig"
+	"github.com/carrel-app/carrel/internal/testcorpus"
 )
 
 func main() {
@@ -65,11 +66,11 @@ func main() {
 
 func run(anchor, python, corpus string, workers int, verbose bool) error {
 	if corpus == "" {
-		out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/pdfcpu/pdfcpu").Output()
+		dir, err := testcorpus.Folder()
 		if err != nil {
-			return fmt.Errorf("find the pdfcpu module: %w", err)
+			return err
 		}
-		corpus = filepath.Join(strings.TrimSpace(string(out)), "pkg", "testdata")
+		corpus = dir
 	}
 	lib, err := os.MkdirTemp("", "carrel-bench-")
 	if err != nil {

@@ -57,6 +57,7 @@ import (
 	"github.com/carrel-app/carrel/backend/index"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/retrieve"
+	"github.com/carrel-app/carrel/internal/testcorpus"
 )
 
 const (
@@ -89,11 +90,11 @@ func main() {
 	log := func(f string, a ...any) { fmt.Fprintf(os.Stderr, "bench: "+f+"\n", a...) }
 
 	if *corpus == "" {
-		out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/pdfcpu/pdfcpu").Output()
+		dir, err := testcorpus.Folder()
 		if err != nil {
 			fail(fmt.Errorf("find the pdfcpu corpus (give -corpus): %w", err))
 		}
-		*corpus = filepath.Join(strings.TrimSpace(string(out)), "pkg", "testdata")
+		*corpus = dir
 	}
 	var sizes []int
 	for _, s := range strings.Split(*sizesFlag, ",") {
