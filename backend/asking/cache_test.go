@@ -231,14 +231,6 @@ func TestAnswerCacheWithoutEmbeddings(t *testing.T) {
 func fakeRewritingOpenAI(t *testing.T) (*httptest.Server, *atomic.Int32) {
 	t.Helper()
 	var calls atomic.Int32
-	chunk := func(delta, finish, usage string) string {
-		choices := `[{"index":0,"delta":` + delta + `,"logprobs":null,"finish_reason":` + finish + `}]`
-		if usage != "null" {
-			choices = "[]"
-		}
-		return `data: {"id":"chatcmpl-9","object":"chat.completion.chunk","created":1764460800,"model":"gpt-4.1-mini-2025-04-14","choices":` +
-			choices + `,"usage":` + usage + "}\n\n"
-	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
 		body, _ := io.ReadAll(r.Body)
@@ -247,10 +239,10 @@ func fakeRewritingOpenAI(t *testing.T) (*httptest.Server, *atomic.Int32) {
 			text, pt, ct = "What did Thoreau plant?", 10, 5
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, chunk(`{"role":"assistant","content":""}`, "null", "null"))
-		io.WriteString(w, chunk(`{"content":"`+text+`"}`, "null", "null"))
-		io.WriteString(w, chunk(`{}`, `"stop"`, "null"))
-		io.WriteString(w, chunk("", "null", fmt.Sprintf(`{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}`, pt, ct, pt+ct)))
+		io.WriteString(w, openAIChunk(`{"role":"assistant","content":""}`, "null", "null"))
+		io.WriteString(w, openAIChunk(`{"content":"`+text+`"}`, "null", "null"))
+		io.WriteString(w, openAIChunk(`{}`, `"stop"`, "null"))
+		io.WriteString(w, openAIChunk("", "null", fmt.Sprintf(`{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}`, pt, ct, pt+ct)))
 		io.WriteString(w, "data: [DONE]\n\n")
 	}))
 	t.Cleanup(srv.Close)

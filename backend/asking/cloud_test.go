@@ -20,19 +20,22 @@ import (
 	"github.com/zalando/go-keyring"
 )
 
+// openAIChunk is one event of OpenAI's chat completion stream: a delta and a finish
+// reason, or (usage not "null") the usage chunk that ends it.
+func openAIChunk(delta, finish, usage string) string {
+	choices := `[{"index":0,"delta":` + delta + `,"logprobs":null,"finish_reason":` + finish + `}]`
+	if usage != "null" {
+		choices = "[]"
+	}
+	return `data: {"id":"chatcmpl-9","object":"chat.completion.chunk","created":1764460800,"model":"gpt-4.1-mini-2025-04-14","choices":` +
+		choices + `,"usage":` + usage + "}\n\n"
+}
+
 // fakeOpenAI serves OpenAI's chat completion stream (with include_usage) for every
 // request: the answer in two pieces, then a usage chunk.
 func fakeOpenAI(t *testing.T, promptTokens, completionTokens int) (*httptest.Server, *atomic.Int32) {
 	t.Helper()
 	var calls atomic.Int32
-	chunk := func(delta, finish, usage string) string {
-		choices := `[{"index":0,"delta":` + delta + `,"logprobs":null,"finish_reason":` + finish + `}]`
-		if usage != "null" {
-			choices = "[]"
-		}
-		return `data: {"id":"chatcmpl-9","object":"chat.completion.chunk","created":1764460800,"model":"gpt-4.1-mini-2025-04-14","choices":` +
-			choices + `,"usage":` + usage + "}\n\n"
-	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
 		io.Copy(io.Discard, r.Body)
@@ -42,11 +45,11 @@ func fakeOpenAI(t *testing.T, promptTokens, completionTokens int) (*httptest.Ser
 			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, chunk(`{"role":"assistant","content":""}`, "null", "null"))
-		io.WriteString(w, chunk(`{"content":"Thoreau planted beans"}`, "null", "null"))
-		io.WriteString(w, chunk(`{"content":" and potatoes."}`, "null", "null"))
-		io.WriteString(w, chunk(`{}`, `"stop"`, "null"))
-		io.WriteString(w, chunk("", "null", fmt.Sprintf(`{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d,"prompt_tokens_details":{"cached_tokens":0}}`,
+		io.WriteString(w, openAIChunk(`{"role":"assistant","content":""}`, "null", "null"))
+		io.WriteString(w, openAIChunk(`{"content":"Thoreau planted beans"}`, "null", "null"))
+		io.WriteString(w, openAIChunk(`{"content":" and potatoes."}`, "null", "null"))
+		io.WriteString(w, openAIChunk(`{}`, `"stop"`, "null"))
+		io.WriteString(w, openAIChunk("", "null", fmt.Sprintf(`{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d,"prompt_tokens_details":{"cached_tokens":0}}`,
 			promptTokens, completionTokens, promptTokens+completionTokens)))
 		io.WriteString(w, "data: [DONE]\n\n")
 	}))
