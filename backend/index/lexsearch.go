@@ -186,84 +186,121 @@ func planQuery(m *mapping.IndexMappingImpl, segs []*scorch.SegmentSnapshot, stat
 	if len(terms) == 0 && len(code) == 0 {
 		return nil, nil
 	}
-	p := &qPlan{}
-	var all []*qLeaf
-	// Each segment's dictionary of a field, opened once for all the field's terms.
-	opened := map[string][]segment.TermDictionary{}
-	dicts := func(field string, seg int) (segment.TermDictionary, error) {
-		ds, ok := opened[field]
-		if !ok {
-			ds = make([]segment.TermDictionary, len(segs))
-			opened[field] = ds
-		}
-		if ds[seg] == nil {
-			d, err := segs[seg].Segment().Dictionary(field)
-			if err != nil {
-				return nil, err
-			}
-			ds[seg] = d
-		}
-		return ds[seg], nil
-	}
-	// The text and section fields analyse the question alike: analyse it once.
-	type analysed struct{ analyzer, text string }
-	tokens := map[analysed]analysis.TokenStream{{m.AnalyzerNameForPath(fieldText), question}: terms}
-	group := func(g int, field, text string, boost float64) error {
-		name := m.AnalyzerNameForPath(field)
-		toks, ok := tokens[analysed{name, text}]
-		if !ok {
-			a := m.AnalyzerNamed(name)
-			if a == nil {
-				return fmt.Errorf("no analyzer for the %s field", field)
-			}
-			toks = a.Analyze([]byte(text))
-			tokens[analysed{name, text}] = toks
-		}
-		grp := &qGroup{index: g}
-		for _, tok := range toks {
-			lf := &qLeaf{field: field, term: tok.Term, boost: boost}
-			if err := lf.open(segs, dicts, stats); err != nil {
-				return err
-			}
-			grp.leaves = append(grp.leaves, lf)
-			all = append(all, lf)
-		}
-		if g == gText {
-			seen := map[string]bool{}
-			n := uint64(stats.DocCount)
-			for _, lf := range grp.leaves {
-				if t := string(lf.term); !seen[t] {
-					seen[t] = true
-					df := float64(lf.count)
-					p.terms = append(p.terms, TermWeight{Term: t, DF: int(lf.count), IDF: math.Log(1 + (float64(n)-df+0.5)/(df+0.5))})
-				}
-			}
-		}
-		sort.Sort(qLeavesByCount(grp.leaves))
-		for _, lf := range grp.leaves {
-			grp.count += lf.count
-			w := lf.boost * lf.idf
-			grp.weight += w * w
-		}
-		p.groups[g] = grp
-		return nil
-	}
+	pl := &planner{m: m, segs: segs, stats: stats, p: &qPlan{}, opened: map[string][]segment.TermDictionary{},
+		tokens: map[analysed]analysis.TokenStream{{m.AnalyzerNameForPath(fieldText), question}: terms}}
 	if len(terms) > 0 {
-		if err := group(gText, fieldText, question, 1); err != nil {
+		if err := pl.group(gText, fieldText, question, 1); err != nil {
 			return nil, err
 		}
 	}
 	if len(code) > 0 {
-		if err := group(gCode, fieldCode, strings.Join(code, " "), boostCode); err != nil {
+		if err := pl.group(gCode, fieldCode, strings.Join(code, " "), boostCode); err != nil {
 			return nil, err
 		}
 	}
 	if len(terms) > 0 {
-		if err := group(gSection, fieldSection, question, boostSection); err != nil {
+		if err := pl.group(gSection, fieldSection, question, boostSection); err != nil {
 			return nil, err
 		}
 	}
+	return pl.weigh(), nil
+}
 
+// planner builds a qPlan: the term groups of a question and their leaves.
+type planner struct {
+	m     *mapping.IndexMappingImpl
+	segs  []*scorch.SegmentSnapshot
+	stats *bsearch.BM25Stats
+	p     *qPlan
+	all   []*qLeaf
+	// opened holds each segment's dictionary of a field, opened once for all the
+	// field's terms.
+	opened map[string][]segment.TermDictionary
+	// tokens: the text and section fields analyse the question alike; it is analysed
+	// once.
+	tokens map[analysed]analysis.TokenStream
+}
+
+type analysed struct{ analyzer, text string }
+
+// dict is segment seg's dictionary of field.
+func (pl *planner) dict(field string, seg int) (segment.TermDictionary, error) {
+	ds, ok := pl.opened[field]
+	if !ok {
+		ds = make([]segment.TermDictionary, len(pl.segs))
+		pl.opened[field] = ds
+	}
+	if ds[seg] == nil {
+		d, err := pl.segs[seg].Segment().Dictionary(field)
+		if err != nil {
+			return nil, err
+		}
+		ds[seg] = d
+	}
+	return ds[seg], nil
+}
+
+// analyse is text's tokens as field's analyzer makes them.
+func (pl *planner) analyse(field, text string) (analysis.TokenStream, error) {
+	name := pl.m.AnalyzerNameForPath(field)
+	toks, ok := pl.tokens[analysed{name, text}]
+	if !ok {
+		a := pl.m.AnalyzerNamed(name)
+		if a == nil {
+			return nil, fmt.Errorf("no analyzer for the %s field", field)
+		}
+		toks = a.Analyze([]byte(text))
+		pl.tokens[analysed{name, text}] = toks
+	}
+	return toks, nil
+}
+
+// group adds group g: text's terms in field, each boosted.
+func (pl *planner) group(g int, field, text string, boost float64) error {
+	toks, err := pl.analyse(field, text)
+	if err != nil {
+		return err
+	}
+	grp := &qGroup{index: g}
+	for _, tok := range toks {
+		lf := &qLeaf{field: field, term: tok.Term, boost: boost}
+		if err := lf.open(pl.segs, pl.dict, pl.stats); err != nil {
+			return err
+		}
+		grp.leaves = append(grp.leaves, lf)
+		pl.all = append(pl.all, lf)
+	}
+	if g == gText {
+		pl.termWeights(grp)
+	}
+	sort.Sort(qLeavesByCount(grp.leaves))
+	for _, lf := range grp.leaves {
+		grp.count += lf.count
+		w := lf.boost * lf.idf
+		grp.weight += w * w
+	}
+	pl.p.groups[g] = grp
+	return nil
+}
+
+// termWeights lists the text group's distinct terms with their document frequency and
+// IDF (QueryTerms).
+func (pl *planner) termWeights(grp *qGroup) {
+	seen := map[string]bool{}
+	n := uint64(pl.stats.DocCount)
+	for _, lf := range grp.leaves {
+		if t := string(lf.term); !seen[t] {
+			seen[t] = true
+			df := float64(lf.count)
+			pl.p.terms = append(pl.p.terms, TermWeight{Term: t, DF: int(lf.count), IDF: math.Log(1 + (float64(n)-df+0.5)/(df+0.5))})
+		}
+	}
+}
+
+// weigh orders the core's clauses and normalises every leaf's query weight, as bleve's
+// searchers do; nil when nothing is searchable.
+func (pl *planner) weigh() *qPlan {
+	p := pl.p
 	// The core's clauses, sorted as bleve's disjunction sorts them (a match query
 	// that analysed to nothing is a match-none searcher: no postings, no weight).
 	for _, g := range []int{gText, gCode} {
@@ -284,13 +321,13 @@ func planQuery(m *mapping.IndexMappingImpl, segs []*scorch.SegmentSnapshot, stat
 		weight += 0.0 + p.groups[gSection].weight
 	}
 	if weight == 0 && !p.groups[gText].present() && !p.groups[gCode].present() {
-		return nil, nil // only code words that analyse to nothing: bleve's match-none
+		return nil // only code words that analyse to nothing: bleve's match-none
 	}
 	norm := 1.0 / math.Sqrt(weight)
-	for _, lf := range all {
+	for _, lf := range pl.all {
 		lf.qw = lf.boost * lf.idf * norm
 	}
-	return p, nil
+	return p
 }
 
 // open reads the term's posting lists and BM25 statistics, as bleve's term searcher does.
@@ -575,69 +612,79 @@ func countStats(snap *scorch.IndexSnapshot) (*bsearch.BM25Stats, error) {
 	}
 	segs := snap.Segments()
 	for _, f := range append(fields, "_id") {
-		if len(segs) == 1 {
-			d, err := segs[0].Segment().Dictionary(f)
-			if err != nil {
-				return nil, fmt.Errorf("read %s terms: %w", f, err)
-			}
-			s.FieldCardinality[f] = d.Cardinality()
-			continue
+		if s.FieldCardinality[f], err = distinctTerms(segs, f); err != nil {
+			return nil, fmt.Errorf("read %s terms: %w", f, err)
 		}
-		// Each dictionary lists its terms in order: merge them, counting each once.
-		type cursor struct {
-			it   segment.DictionaryIterator
-			term string
-		}
-		var cs []cursor
-		next := func(c *cursor) (bool, error) {
-			e, err := c.it.Next()
-			if err != nil || e == nil {
-				return false, err
-			}
-			c.term = e.Term
-			return true, nil
-		}
-		for _, seg := range segs {
-			d, err := seg.Segment().Dictionary(f)
-			if err != nil {
-				return nil, fmt.Errorf("read %s terms: %w", f, err)
-			}
-			c := cursor{it: d.AutomatonIterator(nil, nil, nil)}
-			if o, ok := d.(interface {
-				AutomatonIteratorOmitCount(segment.Automaton, []byte, []byte) segment.DictionaryIterator
-			}); ok {
-				c.it = o.AutomatonIteratorOmitCount(nil, nil, nil)
-			}
-			ok, err := next(&c)
-			if err != nil {
-				return nil, fmt.Errorf("read %s terms: %w", f, err)
-			}
-			if ok {
-				cs = append(cs, c)
-			}
-		}
-		distinct := 0
-		for len(cs) > 0 {
-			least := cs[0].term
-			for _, c := range cs[1:] {
-				least = min(least, c.term)
-			}
-			distinct++
-			for i := 0; i < len(cs); {
-				if cs[i].term != least {
-					i++
-					continue
-				}
-				ok, err := next(&cs[i])
-				if err != nil {
-					return nil, fmt.Errorf("read %s terms: %w", f, err)
-				}
-				if !ok {
-					cs = append(cs[:i], cs[i+1:]...)
-				}
-			}
-		}
-		s.FieldCardinality[f] = distinct
 	}
 	return s, nil
+}
+
+// distinctTerms counts field f's distinct terms over every segment.
+func distinctTerms(segs []*scorch.SegmentSnapshot, f string) (int, error) {
+	if len(segs) == 1 {
+		d, err := segs[0].Segment().Dictionary(f)
+		if err != nil {
+			return 0, err
+		}
+		return d.Cardinality(), nil
+	}
+	// Each dictionary lists its terms in order: merge them, counting each once.
+	var cs []termCursor
+	for _, seg := range segs {
+		d, err := seg.Segment().Dictionary(f)
+		if err != nil {
+			return 0, err
+		}
+		c := termCursor{it: d.AutomatonIterator(nil, nil, nil)}
+		if o, ok := d.(interface {
+			AutomatonIteratorOmitCount(segment.Automaton, []byte, []byte) segment.DictionaryIterator
+		}); ok {
+			c.it = o.AutomatonIteratorOmitCount(nil, nil, nil)
+		}
+		ok, err := c.next()
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			cs = append(cs, c)
+		}
+	}
+	distinct := 0
+	for len(cs) > 0 {
+		least := cs[0].term
+		for _, c := range cs[1:] {
+			least = min(least, c.term)
+		}
+		distinct++
+		for i := 0; i < len(cs); {
+			if cs[i].term != least {
+				i++
+				continue
+			}
+			ok, err := cs[i].next()
+			if err != nil {
+				return 0, err
+			}
+			if !ok {
+				cs = append(cs[:i], cs[i+1:]...)
+			}
+		}
+	}
+	return distinct, nil
+}
+
+// termCursor walks one segment's dictionary of a field in term order.
+type termCursor struct {
+	it   segment.DictionaryIterator
+	term string
+}
+
+// next moves to the next term; false at the end.
+func (c *termCursor) next() (bool, error) {
+	e, err := c.it.Next()
+	if err != nil || e == nil {
+		return false, err
+	}
+	c.term = e.Term
+	return true, nil
 }
