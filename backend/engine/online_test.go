@@ -176,3 +176,45 @@ func TestIngestServedPDF(t *testing.T) {
 		t.Fatalf("search: %+v %v", hits, err)
 	}
 }
+
+// verifies a YouTube video added by URL: its manual captions (not the automatic ones)
+// become a timed transcript whose recording is the watch page, and a question about a
+// sentence cites it at the time it was said.
+func TestIngestYouTube(t *testing.T) {
+	s := testsites.Start(t)
+	t.Setenv(envconfig.ResolveVar, s.ResolveString())
+	t.Setenv("LC_ALL", "en_GB.UTF-8")
+	eng := openEngine(t, Config{OnlineTLS: s.TLS})
+	ctx := context.Background()
+	r, err := eng.IngestURL(ctx, "https://youtu.be/"+testsites.YouTubeVideo, nil)
+	watch := "https://www.youtube.com/watch?v=" + testsites.YouTubeVideo
+	if err != nil || r.Status != Inserted || r.URL != watch {
+		t.Fatalf("ingest: %+v %v", r, err)
+	}
+	doc, _ := eng.Library().Document(ctx, r.DocID)
+	if doc.Kind != "video" || doc.Title != "How Bees Find Flowers" {
+		t.Errorf("document %q %q", doc.Kind, doc.Title)
+	}
+	tr, err := eng.Transcript(ctx, r.DocID)
+	if err != nil || tr.MediaURL != watch || tr.MediaPath != "" || tr.Recognizer != "captions" || !strings.Contains(tr.Source, "English") || len(tr.Segments) != 21 {
+		t.Fatalf("transcript: %+v %v", tr, err)
+	}
+	ans, err := eng.Asking().Ask(ctx, "How many flowers does a forager visit on a single trip?", asking.Options{}, nil)
+	if err != nil || len(ans.Citations) == 0 || ans.Citations[0].DocID != r.DocID {
+		t.Fatalf("ask: %+v %v", ans, err)
+	}
+	c := ans.Citations[0]
+	at := strings.Index(c.Text, "A forager visits")
+	if at < 0 {
+		t.Fatalf("the citation does not hold the sentence: %q", c.Text)
+	}
+	sec, ok := eng.PassageTime(ctx, r.DocID, c.Page, c.Start, len([]rune(c.Text[:at])))
+	if !ok || sec != testsites.YouTubeFactStart {
+		t.Errorf("the sentence is cited at %v s (%v), want %v", sec, ok, testsites.YouTubeFactStart)
+	}
+	for _, seg := range tr.Segments {
+		if strings.Contains(seg.Text, "AUTOMATIC") {
+			t.Error("the automatic captions were read, not the manual ones")
+		}
+	}
+}

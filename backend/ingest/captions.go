@@ -1,5 +1,11 @@
 package ingest
 
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+)
+
 // CaptionsFormat marks a video's captions saved by backend/online as JSON (a YouTube
 // video's captions track), read back by [File] as a timed transcript.
 const CaptionsFormat = "carrel-captions/1"
@@ -31,4 +37,47 @@ type Cue struct {
 	Start float64 `json:"start"`
 	End   float64 `json:"end"`
 	Text  string  `json:"text"`
+}
+
+// RecognizerCaptions marks a transcript that is a video's own captions, not speech
+// recognised here.
+const RecognizerCaptions = "captions"
+
+// isCaptions reports whether data is a captions snapshot.
+func isCaptions(data []byte) bool {
+	head := data[:min(len(data), 64)]
+	return bytes.Contains(head, []byte(`"format":"`+CaptionsFormat+`"`)) || bytes.Contains(head, []byte(`"format": "`+CaptionsFormat+`"`))
+}
+
+// readCaptions reads a video's captions as a timed transcript (the one model of timed
+// text, transcript.go): each cue a segment, so that a citation names when it was said
+// and the viewer offers the video at that time on the site (Media.URL).
+func readCaptions(ctx context.Context, doc *Document, data []byte) error {
+	var c Captions
+	if err := json.Unmarshal(data, &c); err != nil {
+		return newError(ErrCorrupt, doc.Path, "a captions snapshot that is not valid JSON", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	name := c.Name
+	if name == "" {
+		name = c.Language
+		if c.Automatic {
+			name += ", automatic"
+		}
+	}
+	t := &Transcript{Source: "YouTube captions (" + name + ")", Recognizer: RecognizerCaptions,
+		Media: Media{Kind: KindVideo, URL: c.URL}, Duration: c.Duration}
+	for _, q := range c.Cues {
+		t.Segments = append(t.Segments, Segment{Start: q.Start, End: q.End, Text: q.Text})
+	}
+	if err := LayoutTranscript(doc, t); err != nil {
+		return err
+	}
+	doc.Title, doc.Author, doc.URL = cleanLine(c.Title), cleanLine(c.Channel), c.URL
+	if doc.Title == "" {
+		doc.Title = c.URL
+	}
+	return nil
 }

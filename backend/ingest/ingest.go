@@ -215,6 +215,9 @@ func FileWithOptions(ctx context.Context, path string, opts Options) (doc *Docum
 	case ext == ".json" && isThread(data):
 		doc.Kind = KindThread
 		err = readThread(ctx, doc, data)
+	case ext == ".json" && isCaptions(data):
+		doc.Kind = KindVideo
+		err = readCaptions(ctx, doc, data)
 	case textExts[ext] || isCode(path):
 		if looksBinary(data) {
 			return nil, newError(ErrUnsupported, path,

@@ -174,8 +174,8 @@ func ParseResolve(s string) (map[string]string, error) {
 	return out, nil
 }
 
-// Get reads the source at rawURL: a Hacker News or Reddit thread, or any other page or
-// document. (YouTube captions, c.youtube, are read once ingest keeps timed transcripts.) Errors are [*Error] values, or ctx.Err().
+// Get reads the source at rawURL: a Hacker News or Reddit thread, a YouTube video's
+// captions, or any other page or document. Errors are [*Error] values, or ctx.Err().
 func (c *Client) Get(ctx context.Context, rawURL string) (*Source, error) {
 	u, err := ParseURL(rawURL)
 	if err != nil {
@@ -186,6 +186,8 @@ func (c *Client) Get(ctx context.Context, rawURL string) (*Source, error) {
 		return c.hackerNews(ctx, u)
 	case redditThread(u):
 		return c.reddit(ctx, u)
+	case youtubeID(u) != "":
+		return c.youtube(ctx, u)
 	}
 	return c.page(ctx, u)
 }

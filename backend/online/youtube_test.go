@@ -46,7 +46,7 @@ func TestYouTubeCaptions(t *testing.T) {
 		if c.URL != "https://www.youtube.com/watch?v="+testsites.YouTubeVideo || c.Language != "en" || c.Automatic || c.Title != "How Bees Find Flowers" || c.Channel != "The Bee Lab" || c.Duration != 142 {
 			t.Fatalf("%s: %+v", link, c)
 		}
-		if len(c.Cues) != 6 || c.Cues[3].Text != testsites.YouTubeFact || c.Cues[3].Start != testsites.YouTubeFactStart || c.Cues[3].End != 71.2 {
+		if len(c.Cues) != 21 || c.Cues[18].Text != testsites.YouTubeFact || c.Cues[18].Start != testsites.YouTubeFactStart || c.Cues[18].End != 71.2 {
 			t.Fatalf("cues %+v", c.Cues)
 		}
 		if c.Cues[1].Text != "Today we follow a forager from the hive to the flowers & back." || c.Cues[2].Text != "Bees don't wander at random: scouts tell them where to go." {

@@ -87,6 +87,46 @@ export async function onlineFlow({ page, url, sites }) {
   );
   await screenshot(page, 'online-4-thread');
 
+  // A YouTube video: its captions are a timed transcript; a citation shows the line it
+  // cites and offers the video at that time on the site (opened in a new window, which
+  // the test catches before it reaches the network).
+  await addURL(page, 'https://youtu.be/bEEs0aBcD12');
+  const video = await waitReady(page, 'How Bees Find Flowers');
+  assert((await video.locator('[data-testid=document-kind]').textContent()).trim() === 'YouTube', 'the library marks it a YouTube video');
+  const answer3 = await ask(page, 'How many flowers does a forager visit on a single trip?');
+  const cite3 = answer3.locator('[data-testid=answer-body] button.cite').first();
+  await cite3.waitFor({ timeout: 60_000 });
+  await cite3.click();
+  // The transcript opens at the cited line, within the cited passage that holds the
+  // answer, and the Watch button offers the video at that line's time.
+  const line = page.locator('[data-testid=transcript-line][data-cited=true]');
+  await line.waitFor({ timeout: 10_000 });
+  const lineStart = Number(await line.getAttribute('data-start'));
+  const lineClock = (await line.locator('.time').textContent()).trim();
+  assert(lineStart > 0 && lineStart <= 65.5, `the cited passage starts after the video's start, by the line it cites (${lineStart} s)`);
+  const passageLines = await page.locator('[data-testid=transcript-line].passage').allTextContents();
+  assert(passageLines.some((l) => l.includes('A forager visits up to one hundred flowers')), 'the cited passage holds the line that answers');
+  // The citation's chip names when its passage starts: a line of the passage.
+  const chipTime = /\[(\d+:\d\d)\]/.exec(await answer3.locator('[data-testid=source]').first().textContent())?.[1];
+  const passageTimes = await page.locator('[data-testid=transcript-line].passage .time').allTextContents();
+  assert(chipTime && passageTimes.map((x) => x.trim()).includes(chipTime), `the citation shows a time of its passage ([${chipTime}] among ${passageTimes.join(' ')})`);
+  const watch = page.locator('[data-testid=media-external]');
+  assert((await watch.textContent()).includes(`Watch at ${lineClock}`), `the viewer offers the video at that time (${await watch.textContent()})`);
+  let opened = '';
+  await page.context().route(/youtube\.com|youtu\.be/, (route) => {
+    opened ||= route.request().url();
+    return route.fulfill({ status: 200, contentType: 'text/plain', body: 'the video' });
+  });
+  const popup = page.waitForEvent('popup', { timeout: 10_000 });
+  await watch.click();
+  await (await popup).close();
+  const at = new URL(opened);
+  assert(
+    at.hostname === 'www.youtube.com' && at.searchParams.get('v') === 'bEEs0aBcD12' && at.searchParams.get('t')?.replace(/s$/, '') === String(Math.floor(lineStart)),
+    `the video opens at the cited time, ${Math.floor(lineStart)} s (${opened})`,
+  );
+  await screenshot(page, 'online-5-video');
+
   // Settings → Online sources: the hosts contacted, then off.
   await page.keyboard.press('Control+,');
   const section = page.locator('[data-testid=online-settings]');
@@ -95,7 +135,7 @@ export async function onlineFlow({ page, url, sites }) {
   assert(hosts.some((h) => h.includes(sites.url.replace('http://', ''))) && hosts.some((h) => h.includes('hacker-news.firebaseio.com:443')), `the hosts contacted are listed (${hosts.join(' | ')})`);
   await page.uncheck('[data-testid=online-enabled]');
   await page.waitForFunction(() => !document.querySelector('[data-testid=online-enabled]')?.disabled);
-  await screenshot(page, 'online-5-settings');
+  await screenshot(page, 'online-6-settings');
   await page.keyboard.press('Escape');
   await page.locator('[data-testid=settings]').waitFor({ state: 'hidden' });
 
@@ -105,7 +145,7 @@ export async function onlineFlow({ page, url, sites }) {
   await toast.waitFor({ timeout: 10_000 });
   assert(/Settings → Online sources/.test(await toast.textContent()), `the refusal says where to turn them on (${await toast.textContent()})`);
   assert((await page.locator('[data-testid=document]').count()) === before, 'nothing was added');
-  await screenshot(page, 'online-6-refused');
+  await screenshot(page, 'online-7-refused');
 
   // The browser itself fetched nothing from the sites: Carrel did, and keeps the copies.
   const browserHosts = [...seen].filter((h) => h !== new URL(url).host);

@@ -202,7 +202,7 @@ const tests = [
   },
   {
     name: 'online',
-    title: 'a web page and a Hacker News thread added by address (fake sites under their real names): fetching, ready, the saved page and the thread cited and highlighted; hosts listed; online sources off refuses an address',
+    title: 'a web page, a Hacker News thread and a YouTube video added by address (fake sites under their real names): fetching, ready, the saved page, the thread and the timed transcript cited (Watch at m:ss); hosts listed; online sources off refuses an address',
     async run(ctx) {
       const port = await closedPort();
       const sites = await startJSONProcess('testsites', 'go', ['run', './internal/testsites/cmd/testsites'], { timeoutMs: 5 * 60_000 });

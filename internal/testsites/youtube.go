@@ -22,11 +22,11 @@ const (
 
 // manualEN is the classic timedtext XML (the format baseUrl gives without fmt), with its
 // doubly escaped entities.
-const manualEN = `<?xml version="1.0" encoding="utf-8" ?><transcript>
+var manualEN = `<?xml version="1.0" encoding="utf-8" ?><transcript>
 <text start="0.5" dur="4.1">Welcome to this lecture on honey bees.</text>
 <text start="4.6" dur="5.2">Today we follow a forager from the hive to the flowers &amp;amp; back.</text>
 <text start="12" dur="6.3">Bees don&amp;#39;t wander at random: scouts tell them where to go.</text>
-<text start="65.5" dur="5.7">` + YouTubeFact + `</text>
+` + fillerCues() + `<text start="65.5" dur="5.7">` + YouTubeFact + `</text>
 <text start="71.2" dur="4">It comes home with nectar and pollen.</text>
 <text start="130" dur="3">Thank you for watching.</text>
 </transcript>`
@@ -41,6 +41,16 @@ const manualDE = `<?xml version="1.0" encoding="utf-8" ?><timedtext format="3"><
 <p t="500" d="4100">Willkommen zur Vorlesung über Honigbienen.</p>
 <p t="65500" d="5700">Eine Sammlerin besucht bis zu hundert Blüten auf einem Flug.</p>
 </body></timedtext>`
+
+// fillerCues are fifteen lines said between 19 s and 64 s: enough text that the fact
+// after them falls in a later passage than the start, so its citation has a time of its own.
+func fillerCues() string {
+	var b strings.Builder
+	for i := range 15 {
+		fmt.Fprintf(&b, "<text start=\"%d\" dur=\"3\">Line %d of the middle part: the scouts dance on the comb to share what they found.</text>\n", 19+3*i, i+1)
+	}
+	return b.String()
+}
 
 func track(id, lang, name, kind string) map[string]any {
 	t := map[string]any{

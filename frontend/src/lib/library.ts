@@ -101,6 +101,7 @@ export function summarize(docs: Document[]): LibrarySummary {
 export function kindLabel(d: Pick<Document, 'kind' | 'path' | 'url'>): string {
   if (d.kind === 'thread') return /reddit\.com/i.test(d.url ?? '') ? 'Reddit' : /ycombinator\.com/i.test(d.url ?? '') ? 'HN' : 'Thread';
   if (d.url && d.kind === 'html') return 'Web';
+  if (d.url && d.kind === 'video' && /youtube\.com|youtu\.be/i.test(d.url)) return 'YouTube';
   const ext = /\.([a-z0-9]+)$/i.exec(d.path)?.[1]?.toLowerCase() ?? '';
   if (ext === 'md' || ext === 'markdown') return 'Markdown';
   if (ext === 'txt' || ext === 'text') return 'Text';

@@ -6,16 +6,23 @@ import * as api from '../api';
 import { clock, passageSegment, type Transcript } from '../transcript';
 
 export class TranscriptsState {
-  /** docID → transcript; null while loading or when the document has none. */
+  /** docID → transcript, once loaded. */
   #byDoc = new SvelteMap<string, Transcript | null>();
 
-  /** The transcript of docID, starting to load it the first time (null until loaded). */
+  /** Documents whose transcript is being asked for: plain, so a template may add to it. */
+  #asked = new Set<string>();
+
+  /**
+   * The transcript of docID, starting to load it the first time (null until loaded).
+   * Called from templates and deriveds (a citation's label), where writing state is
+   * refused (state_unsafe_mutation): only the answer, arriving later, is written.
+   */
   get = (docID: string): Transcript | null => {
-    if (!this.#byDoc.has(docID)) {
-      this.#byDoc.set(docID, null);
+    if (!this.#asked.has(docID)) {
+      this.#asked.add(docID);
       api.transcript(docID).then(
         (t) => this.#byDoc.set(docID, t),
-        () => {}, // not a recording, or gone: stays null
+        () => this.#asked.delete(docID), // not a recording yet (still being read), or gone: asked again next time
       );
     }
     return this.#byDoc.get(docID) ?? null;
@@ -31,10 +38,12 @@ export class TranscriptsState {
 
   /** A document was read again or removed: its transcript is loaded afresh when needed. */
   forget = (docID: string): void => {
+    this.#asked.delete(docID);
     this.#byDoc.delete(docID);
   };
 
   clear = (): void => {
+    this.#asked.clear();
     this.#byDoc.clear();
   };
 }
