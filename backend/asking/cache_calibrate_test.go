@@ -18,14 +18,7 @@ import (
 func TestCalibrateCache(t *testing.T) {
 	srv := testollama.Start(t)
 	eng := testengine.Open(t, engine.Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel})
-	pairs, err := cache.ReadPairs(filepath.Join("..", "cache", "testdata", "pairs.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := eng.Asking().CalibrateCache(context.Background(), pairs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, pairs := calibrate(t, eng)
 	out, _ := json.Marshal(c)
 	t.Logf("calibration: %s", out)
 	if c.Same.N+c.Different.N != len(pairs) || c.Threshold < cache.MinThreshold || c.HitFalse != 0 || c.WordsFalse != 0 {
@@ -42,6 +35,18 @@ func TestCalibrateCacheMeaning(t *testing.T) {
 	srv := testollama.Start(t)
 	embed := testollama.MeaningModel(t, srv)
 	eng := testengine.Open(t, engine.Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: embed})
+	c, _ := calibrate(t, eng)
+	out, _ := json.Marshal(c)
+	t.Logf("calibration: %s", out)
+	if c.Different.Max < 0.99 || c.EmbeddingFalse == 0 || c.HitFalse != 0 || c.HitRecall < 0.4 || c.Threshold != cache.MinThreshold {
+		t.Fatalf("calibration: %s", out)
+	}
+}
+
+// calibrate calibrates eng's answer cache over the paraphrase/different pairs of
+// backend/cache/testdata.
+func calibrate(t *testing.T, eng *engine.Engine) (cache.Calibration, []cache.Pair) {
+	t.Helper()
 	pairs, err := cache.ReadPairs(filepath.Join("..", "cache", "testdata", "pairs.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -50,9 +55,5 @@ func TestCalibrateCacheMeaning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ := json.Marshal(c)
-	t.Logf("calibration: %s", out)
-	if c.Different.Max < 0.99 || c.EmbeddingFalse == 0 || c.HitFalse != 0 || c.HitRecall < 0.4 || c.Threshold != cache.MinThreshold {
-		t.Fatalf("calibration: %s", out)
-	}
+	return c, pairs
 }

@@ -37,14 +37,7 @@ func openForCache(t *testing.T, srv *testollama.Server, dir string) (*engine.Eng
 	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
 		EmbedModel: embed, MaxTokens: 16})
 	// The threshold the calibration pairs call for with this model.
-	pairs, err := cache.ReadPairs(filepath.Join("..", "cache", "testdata", "pairs.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := eng.Asking().CalibrateCache(context.Background(), pairs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _ := calibrate(t, eng)
 	if err := eng.Asking().SetCacheThreshold(context.Background(), c.Threshold); err != nil {
 		t.Fatal(err)
 	}
