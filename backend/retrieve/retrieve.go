@@ -48,9 +48,6 @@ const (
 	MatchFullText MatchType = "full_text"
 )
 
-// RRFK is the rank constant of Reciprocal Rank Fusion (Cormack et al. use 60).
-const RRFK = 60
-
 // Ranked is one entry of a ranked list: a chunk seq and the list's own score.
 type Ranked struct {
 	Seq   int64
@@ -110,7 +107,7 @@ type Hit struct {
 	// ChildSeq is the seq of the best-ranked child the hit was found by (0 when only
 	// the parent itself was matched; the chunk's own seq when it is its own parent).
 	ChildSeq     int64
-	Score        float64 // fused score (RRF), or the single list's score
+	Score        float64 // fused score (FuseWeighted, 0–1), or the single list's score
 	MatchType    MatchType
 	LexicalRank  int // 1-based; 0 when the lexical list did not have it
 	VectorRank   int
@@ -153,7 +150,7 @@ func (r *Retriever) Search(ctx context.Context, query string, opt Options) ([]Hi
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.best(ctx, Fuse(lexU, vecU, r.MinVectorScore), children, k)
+	out, err := r.best(ctx, FuseWeighted(lexU, vecU, r.MinVectorScore, VectorWeight(query)), children, k)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +241,7 @@ func (r *Retriever) best(ctx context.Context, hits []Hit, children map[int64]int
 }
 
 // dropOffTopic keeps, of a question that names something the library never mentions
-// (offTopic), only the passages the meaning side vouches for.
+// (offTopic), only the passages the meaning side vouches for strongly (StrongVector).
 func (r *Retriever) dropOffTopic(ctx context.Context, w TermWeigher, query string, out []Hit) ([]Hit, error) {
 	off, err := offTopic(ctx, w, query, out)
 	if err != nil {
@@ -254,8 +251,9 @@ func (r *Retriever) dropOffTopic(ctx context.Context, w TermWeigher, query strin
 		return out, nil
 	}
 	kept := out[:0]
+	strong := StrongVector(r.MinVectorScore)
 	for _, h := range out {
-		if h.VectorRank > 0 && r.MinVectorScore > 0 && h.VectorScore >= r.MinVectorScore {
+		if h.VectorRank > 0 && r.MinVectorScore > 0 && h.VectorScore >= strong {
 			kept = append(kept, h)
 		}
 	}
@@ -344,55 +342,4 @@ func specificWords(query string) func(term string) bool {
 		}
 		return false
 	}
-}
-
-// Fuse merges a lexical and a vector list with Reciprocal Rank Fusion. A vector match
-// scoring below minVector is no evidence: a vector-only entry is dropped, and an entry the
-// lexical list found keeps its vector rank and score but gets no vector vote (measured with
-// a weak real embedder, the mean of GloVe vectors: voting below the threshold cost hybrid
-// hit@5 0.833 → 0.722 against BM25 alone; see internal/bench/evalglove). With one list
-// empty the other's order is kept.
-func Fuse(lex, vec []Ranked, minVector float64) []Hit {
-	at := make(map[int64]int, len(lex)+len(vec)) // seq → index in out
-	out := make([]Hit, 0, len(lex)+len(vec))
-	get := func(seq int64) *Hit {
-		i, ok := at[seq]
-		if !ok {
-			i = len(out)
-			at[seq] = i
-			out = append(out, Hit{Chunk: library.Chunk{Seq: seq}})
-		}
-		return &out[i]
-	}
-	for i, r := range lex {
-		h := get(r.Seq)
-		h.LexicalRank, h.LexicalScore = i+1, r.Score
-		h.Score += 1 / float64(RRFK+i+1)
-	}
-	for i, r := range vec {
-		_, seen := at[r.Seq]
-		vouched := r.Score >= minVector
-		if !seen && !vouched {
-			continue
-		}
-		h := get(r.Seq)
-		h.VectorRank, h.VectorScore = i+1, r.Score
-		if vouched {
-			h.Score += 1 / float64(RRFK+i+1)
-		}
-	}
-	for i := range out {
-		h := &out[i]
-		switch {
-		case h.LexicalRank > 0 && h.VectorRank > 0 && h.VectorScore >= minVector:
-			h.MatchType = MatchHybrid
-		case h.LexicalRank == 0:
-			h.MatchType = MatchVector
-		default:
-			h.MatchType = MatchFullText
-		}
-	}
-	// Stable, so that ties keep the lexical list's order.
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
-	return out
 }

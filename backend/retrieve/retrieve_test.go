@@ -10,46 +10,6 @@ import (
 	"github.com/carrel-app/carrel/backend/library"
 )
 
-// verifies RRF ranks an entry found by both lists above entries found by one, labels match
-// types, and drops weak vector-only entries.
-func TestFuse(t *testing.T) {
-	lex := []Ranked{{Seq: 1, Score: 9}, {Seq: 2, Score: 5}}
-	vec := []Ranked{{Seq: 2, Score: 0.8}, {Seq: 3, Score: 0.7}, {Seq: 4, Score: 0.1}}
-	hits := Fuse(lex, vec, 0.3)
-	if len(hits) != 3 {
-		t.Fatalf("got %d hits, want 3 (seq 4 is below the vector threshold)", len(hits))
-	}
-	want := []struct {
-		seq   int64
-		match MatchType
-		lr    int
-		vr    int
-	}{{2, MatchHybrid, 2, 1}, {1, MatchFullText, 1, 0}, {3, MatchVector, 0, 2}}
-	for i, w := range want {
-		h := hits[i]
-		if h.Chunk.Seq != w.seq || h.MatchType != w.match || h.LexicalRank != w.lr || h.VectorRank != w.vr {
-			t.Errorf("hit %d = seq %d %s lex %d vec %d, want %+v", i, h.Chunk.Seq, h.MatchType, h.LexicalRank, h.VectorRank, w)
-		}
-	}
-}
-
-// verifies that a vector match below the threshold does not vote: the lexical list's
-// third hit, the vector list's best but below it, stays third and is not "hybrid".
-func TestFuseWeakVectorDoesNotVote(t *testing.T) {
-	lex := []Ranked{{Seq: 1, Score: 9}, {Seq: 2, Score: 5}, {Seq: 3, Score: 4}}
-	vec := []Ranked{{Seq: 3, Score: 0.2}, {Seq: 1, Score: 0.9}}
-	hits := Fuse(lex, vec, 0.3)
-	if len(hits) != 3 || hits[0].Chunk.Seq != 1 || hits[1].Chunk.Seq != 2 || hits[2].Chunk.Seq != 3 {
-		t.Fatalf("order %v, want 1 2 3", hits)
-	}
-	if h := hits[2]; h.MatchType != MatchFullText || h.VectorRank != 1 || h.VectorScore != 0.2 {
-		t.Errorf("weak vector match: %s, vector rank %d score %v; want full_text with rank 1 and score 0.2 kept", h.MatchType, h.VectorRank, h.VectorScore)
-	}
-	if hits[0].MatchType != MatchHybrid {
-		t.Errorf("hit 1 is %s, want hybrid", hits[0].MatchType)
-	}
-}
-
 type fakeList []Ranked
 
 func (f fakeList) SearchLexical(context.Context, string, int, []string) ([]Ranked, error) {

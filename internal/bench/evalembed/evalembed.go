@@ -61,6 +61,8 @@ type Options struct {
 	Quick bool
 	// Verbose passes -v to eval: each question's outcome on stderr.
 	Verbose bool
+	// Modes are the retrieval modes evaluated; empty means lexical, vector and hybrid.
+	Modes []string
 }
 
 // Subset is a question file evaluated apart.
@@ -137,13 +139,17 @@ func Run(ctx context.Context, o Options) error {
 		return nil
 	}
 	eval := func(mode, minScore string) error { return evalQA(o.QA, "", mode, minScore) }
-	for _, mode := range []string{"lexical", "vector", "hybrid"} {
+	modes := o.Modes
+	if len(modes) == 0 {
+		modes = []string{"lexical", "vector", "hybrid"}
+	}
+	for _, mode := range modes {
 		if err := eval(mode, "default"); err != nil {
 			return err
 		}
 	}
 	for _, sub := range o.Subsets {
-		for _, mode := range []string{"lexical", "vector", "hybrid"} {
+		for _, mode := range modes {
 			if err := evalQA(sub.QA, sub.Name, mode, "default"); err != nil {
 				return err
 			}

@@ -35,14 +35,15 @@ func main() {
 	first := flag.Int("first", 20, "also evaluate the first N questions apart (0: no)")
 	quick := flag.Bool("quick", false, "only the three modes at Carrel's own threshold")
 	verbose := flag.Bool("v", false, "print each question's outcome to stderr")
+	modes := flag.String("modes", "lexical,vector,hybrid", "the retrieval modes to evaluate, comma-separated")
 	flag.Parse()
-	if err := run(*lib, *qa, *first, *quick, *verbose); err != nil {
+	if err := run(*lib, *qa, *first, *quick, *verbose, strings.Split(*modes, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "evalminilm:", err)
 		os.Exit(1)
 	}
 }
 
-func run(lib, qa string, first int, quick, verbose bool) error {
+func run(lib, qa string, first int, quick, verbose bool, modes []string) error {
 	ctx := context.Background()
 	began := time.Now()
 	srv, err := testollama.StartEmptyServer(ctx, "", nil)
@@ -73,6 +74,7 @@ func run(lib, qa string, first int, quick, verbose bool) error {
 		Subsets: subsets,
 		Quick:   quick,
 		Verbose: verbose,
+		Modes:   modes,
 	})
 	if err != nil {
 		return err
