@@ -66,11 +66,11 @@ type Engine struct {
 
 	// hosts counts the connections made to each host (online.go); baseDial is the
 	// dialler before it counts (online sources count theirs by name).
-	hosts    *online.HostLog
+	hosts *online.HostLog
 	// threadLinks caches each thread's permalinks by page (online.go SourceURL); a
 	// document's snapshot never changes (new content is a new document).
 	threadLinks sync.Map
-	baseDial func(ctx context.Context, network, addr string) (net.Conn, error)
+	baseDial    func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Open opens the library in cfg.Dir, creating it if needed, and finishes or rolls back

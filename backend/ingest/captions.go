@@ -26,8 +26,6 @@ type Captions struct {
 	Language  string `json:"language"`
 	Name      string `json:"name,omitempty"`
 	Automatic bool   `json:"automatic,omitempty"`
-	// Fetched is when the captions were read (RFC 3339).
-	Fetched string `json:"fetched,omitempty"`
 	// Cues are the captions in time order.
 	Cues []Cue `json:"cues"`
 }

@@ -22,8 +22,6 @@ type Thread struct {
 	Site string `json:"site"`
 	// Title is the post's title.
 	Title string `json:"title"`
-	// Fetched is when the thread was read (RFC 3339).
-	Fetched string `json:"fetched,omitempty"`
 	// Items are the post (depth 0) and its comments (depth 1 answers the post).
 	Items []ThreadItem `json:"items"`
 }

@@ -26,7 +26,7 @@ func FuzzSnapshotPage(f *testing.F) {
 		}
 		done := make(chan result, 1)
 		go func() {
-			s, e := snapshotPage(base, page, "text/html", time.Unix(0, 0))
+			s, e := snapshotPage(base, page, "text/html")
 			done <- result{s, e}
 		}()
 		var r result

@@ -283,3 +283,31 @@ func TestResolveAndHostLog(t *testing.T) {
 		t.Errorf("hacker news: %+v", hosts[1])
 	}
 }
+
+// verifies that fetching the same page, thread or video again, a second later, gives
+// the same snapshot bytes: they are the document's identity, so nothing in them may
+// change from one fetch to the next (a fetch time did, and every re-add replaced).
+func TestSnapshotsAreStable(t *testing.T) {
+	s := testsites.Start(t)
+	c := client(s, Limits{})
+	urls := []string{s.URL + "/article", "https://news.ycombinator.com/item?id=1000", "https://www.reddit.com" + testsites.RedditPath,
+		"https://www.youtube.com/watch?v=" + testsites.YouTubeVideo}
+	first := map[string][]byte{}
+	for _, u := range urls {
+		src, err := c.Get(context.Background(), u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first[u] = src.Data
+	}
+	time.Sleep(1100 * time.Millisecond)
+	for _, u := range urls {
+		src, err := c.Get(context.Background(), u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(src.Data) != string(first[u]) {
+			t.Errorf("%s: the second snapshot differs from the first", u)
+		}
+	}
+}

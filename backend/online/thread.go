@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"golang.org/x/net/html"
 
@@ -78,8 +77,7 @@ func (c *Client) hackerNews(ctx context.Context, u *url.URL) (*Source, error) {
 		}
 		level = next
 	}
-	t := ingest.Thread{Format: ingest.ThreadFormat, URL: thread, Site: "Hacker News", Title: htmlText(root.Title),
-		Fetched: time.Now().UTC().Format(time.RFC3339)}
+	t := ingest.Thread{Format: ingest.ThreadFormat, URL: thread, Site: "Hacker News", Title: htmlText(root.Title)}
 	if t.Title == "" {
 		t.Title = "Hacker News comment by " + root.By
 	}
@@ -232,8 +230,7 @@ func (c *Client) reddit(ctx context.Context, u *url.URL) (*Source, error) {
 	if !ok {
 		return nil, newError(ErrServer, thread, "the answer is not a thread listing", err)
 	}
-	t := ingest.Thread{Format: ingest.ThreadFormat, URL: thread, Site: "Reddit", Title: post.Title,
-		Fetched: time.Now().UTC().Format(time.RFC3339)}
+	t := ingest.Thread{Format: ingest.ThreadFormat, URL: thread, Site: "Reddit", Title: post.Title}
 	text := post.Selftext
 	if !post.IsSelf && post.URL != "" {
 		text = strings.TrimSpace("Link: " + post.URL + "\n\n" + text)

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"path"
 	"strings"
-	"time"
 
 	readability "codeberg.org/readeck/go-readability/v2"
 	xhtml "golang.org/x/net/html"
@@ -45,7 +44,7 @@ func (c *Client) page(ctx context.Context, u *url.URL) (*Source, error) {
 	if lim := c.opts.Limits.MaxPageBytes; int64(len(r.Body)) > lim {
 		return nil, newError(ErrTooLarge, final, "a page over "+humanBytes(lim), nil)
 	}
-	return snapshotPage(r.URL, r.Body, r.Header.Get("Content-Type"), time.Now())
+	return snapshotPage(r.URL, r.Body, r.Header.Get("Content-Type"))
 }
 
 var extOf = map[string]string{typePDF: ".pdf", typeEPUB: ".epub", typeDOCX: ".docx", typeText: ".txt", typeMD: ".md"}
@@ -66,7 +65,7 @@ func fileTitle(u *url.URL) string {
 // title, byline and text, with no scripts, styles, images or embeds, so that opening it
 // later reaches nothing online. It carries the page's canonical URL as
 // <link rel="canonical">, where ingest reads it back.
-func snapshotPage(final *url.URL, body []byte, contentType string, fetched time.Time) (*Source, error) {
+func snapshotPage(final *url.URL, body []byte, contentType string) (*Source, error) {
 	r, err := charset.NewReader(bytes.NewReader(body), contentType)
 	if err != nil {
 		r = bytes.NewReader(body)
@@ -103,7 +102,9 @@ func snapshotPage(final *url.URL, body []byte, contentType string, fetched time.
 	esc := html.EscapeString
 	fmt.Fprintf(&out, "<!DOCTYPE html>\n<html lang=\"%s\"><head><meta charset=\"utf-8\">\n<title>%s</title>\n", esc(art.Language()), esc(title))
 	fmt.Fprintf(&out, "<link rel=\"canonical\" href=\"%s\">\n", esc(canonical))
-	fmt.Fprintf(&out, "<meta name=\"generator\" content=\"Carrel snapshot\">\n<meta name=\"carrel:fetched\" content=\"%s\">\n", fetched.UTC().Format(time.RFC3339))
+	// No fetch time or anything else that changes from one fetch to the next: the
+	// snapshot's bytes are the document's identity, so the same page must give the same.
+	out.WriteString("<meta name=\"generator\" content=\"Carrel snapshot\">\n")
 	if by := strings.TrimSpace(art.Byline()); by != "" {
 		fmt.Fprintf(&out, "<meta name=\"author\" content=\"%s\">\n", esc(by))
 	}

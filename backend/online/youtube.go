@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/carrel-app/carrel/backend/ingest"
 )
@@ -132,7 +131,7 @@ func (c *Client) youtube(ctx context.Context, u *url.URL) (*Source, error) {
 	dur, _ := strconv.ParseFloat(pr.VideoDetails.LengthSeconds, 64)
 	capt := ingest.Captions{Format: ingest.CaptionsFormat, URL: watch, VideoID: id, Title: pr.VideoDetails.Title,
 		Channel: pr.VideoDetails.Author, Duration: dur, Language: track.LanguageCode, Name: track.name(),
-		Automatic: track.Kind == "asr", Fetched: time.Now().UTC().Format(time.RFC3339), Cues: cues}
+		Automatic: track.Kind == "asr", Cues: cues}
 	if capt.Title == "" {
 		capt.Title = "YouTube video " + id
 	}

@@ -65,7 +65,7 @@ export function markPassage(root: HTMLElement, passage: string, focus: { start: 
 
 /** A thread as the snapshot keeps it (backend/ingest.Thread). */
 export type ThreadItem = { author: string; parent?: string; depth: number; text: string; url: string; time?: number };
-export type Thread = { format: string; url: string; site: string; title: string; fetched?: string; items: ThreadItem[] };
+export type Thread = { format: string; url: string; site: string; title: string; items: ThreadItem[] };
 
 /** Parses a thread snapshot; null when it is not one. */
 export function parseThread(v: unknown): Thread | null {
@@ -84,7 +84,7 @@ export function parseThread(v: unknown): Thread | null {
       time: typeof i.time === 'number' ? i.time : undefined,
     };
   });
-  return { format: 'carrel-thread/1', url: s(o.url), site: s(o.site), title: s(o.title), fetched: s(o.fetched) || undefined, items };
+  return { format: 'carrel-thread/1', url: s(o.url), site: s(o.site), title: s(o.title), items };
 }
 
 /**
