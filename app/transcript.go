@@ -3,6 +3,7 @@ package app
 import (
 	"net/url"
 
+	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/library"
 )
@@ -48,4 +49,20 @@ func (a *App) Transcript(docID string) (Transcript, error) {
 		out.Segments = []library.Segment{}
 	}
 	return out, nil
+}
+
+// MediaSettings returns how recordings are transcribed (the recogniser chosen,
+// whisper.cpp's model) and which programs are installed.
+func (a *App) MediaSettings() engine.MediaSettings {
+	defer a.ws.Enter()()
+	return a.eng().MediaSettings()
+}
+
+// SetMediaSettings saves new transcription settings and returns them as now in force.
+func (a *App) SetMediaSettings(s engine.MediaSettings) (engine.MediaSettings, error) {
+	defer a.ws.Enter()()
+	if err := a.eng().SetMediaSettings(s); err != nil {
+		return engine.MediaSettings{}, err
+	}
+	return a.eng().MediaSettings(), nil
 }

@@ -2,15 +2,23 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/internal/testaudio"
+	"github.com/zalando/go-keyring"
 )
 
 // verifies a spoken MP3 is ingested as a recording with its transcript kept, and that a
@@ -87,5 +95,104 @@ func TestAudioNoTrackFails(t *testing.T) {
 	res, err := eng.IngestFile(context.Background(), f.Silent, nil)
 	if err != nil || res.Status != Failed || !strings.Contains(res.Error, "no audio track") {
 		t.Fatalf("silent video: %+v %v", res, err)
+	}
+}
+
+// fakeTranscriptions is a local server speaking OpenAI's POST /audio/transcriptions
+// (multipart in, verbose_json out): it checks the key and the form, measures the WAV it
+// was sent, and answers with the spoken sentences at their times.
+func fakeTranscriptions(t *testing.T, f testaudio.Files) (*httptest.Server, *atomic.Int32) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if r.URL.Path != "/audio/transcriptions" || r.Header.Get("Authorization") != "Bearer sk-test-audio" {
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`)
+			return
+		}
+		if err := r.ParseMultipartForm(64 << 20); err != nil {
+			http.Error(w, `{"error":{"message":"bad form","type":"invalid_request_error"}}`, http.StatusBadRequest)
+			return
+		}
+		file, hdr, err := r.FormFile("file")
+		if err != nil || r.FormValue("model") != "whisper-1" || r.FormValue("response_format") != "verbose_json" ||
+			r.FormValue("timestamp_granularities[]") != "segment" || !strings.HasSuffix(hdr.Filename, ".wav") {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"error":{"message":"unexpected request: %v %q","type":"invalid_request_error"}}`, err, r.MultipartForm.Value)
+			return
+		}
+		b, _ := io.ReadAll(file)
+		if len(b) < 44 || string(b[:4]) != "RIFF" || binary.LittleEndian.Uint32(b[24:]) != 16000 {
+			http.Error(w, `{"error":{"message":"not 16 kHz WAV","type":"invalid_request_error"}}`, http.StatusBadRequest)
+			return
+		}
+		dur := float64(len(b)-44) / 32000
+		type seg struct {
+			ID    int     `json:"id"`
+			Start float64 `json:"start"`
+			End   float64 `json:"end"`
+			Text  string  `json:"text"`
+		}
+		var segs []seg
+		for i, s := range testaudio.Sentences {
+			segs = append(segs, seg{ID: i, Start: f.Spans[i][0], End: f.Spans[i][1], Text: " " + s})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"task": "transcribe", "language": "english", "duration": dur,
+			"text": strings.Join(testaudio.Sentences, " "), "segments": segs})
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &calls
+}
+
+// verifies recordings go to OpenAI's transcription endpoint only when the user chose it
+// and OpenAI is turned on; that its segments become the transcript, and that the minutes
+// are priced into the cost ledger (the meter's total, not as an answer).
+func TestAudioOpenAITranscription(t *testing.T) {
+	keyring.MockInit()
+	t.Setenv("OPENAI_API_KEY", "sk-test-audio")
+	f := testaudio.Make(t)
+	srv, calls := fakeTranscriptions(t, f)
+	ctx := context.Background()
+
+	// Chosen for recordings, but OpenAI does not answer: nothing is sent.
+	eng := openEngine(t, Config{AnswerConfig: AnswerConfig{OpenAIBaseURL: srv.URL}, MediaConfig: MediaConfig{Transcriber: "openai"}})
+	res, err := eng.IngestFile(ctx, f.MP3, nil)
+	if err != nil || res.Status != Failed || !strings.Contains(res.Error, "OpenAI is not turned on") || calls.Load() != 0 {
+		t.Fatalf("openai off: %+v %v (calls %d)", res, err, calls.Load())
+	}
+
+	eng = openEngine(t, Config{AnswerConfig: AnswerConfig{Provider: ProviderOpenAI, OpenAIBaseURL: srv.URL}, MediaConfig: MediaConfig{Transcriber: "openai"}})
+	res, err = eng.IngestFile(ctx, f.MP3, nil)
+	if err != nil || res.Status != Inserted {
+		t.Fatalf("ingest: %+v %v", res, err)
+	}
+	tr, err := eng.Transcript(ctx, res.DocID)
+	if err != nil || tr.Recognizer != "openai" || tr.Source != "OpenAI whisper-1" || len(tr.Segments) != len(testaudio.Sentences) || calls.Load() != 1 {
+		t.Fatalf("transcript %+v %v (calls %d)", tr, err, calls.Load())
+	}
+	for i, s := range tr.Segments {
+		if s.Text != testaudio.Sentences[i] || math.Abs(s.Start-f.Spans[i][0]) > 0.01 {
+			t.Errorf("segment %d: %+v", i, s)
+		}
+	}
+	m, err := eng.Meter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0.006 * math.Ceil(f.Spans[len(f.Spans)-1][1]) / 60
+	t.Logf("meter after %.1f s of audio: $%.5f (%d answers)", f.Spans[len(f.Spans)-1][1], m.TotalUSD, m.Answers)
+	if math.Abs(m.TotalUSD-want) > 0.0002 || m.Answers != 0 {
+		t.Errorf("meter total $%.5f, answers %d; want $%.5f (whisper-1 at $0.006 a minute) and no answer", m.TotalUSD, m.Answers, want)
+	}
+
+	// A wrong key is a clear error, and costs nothing.
+	t.Setenv("OPENAI_API_KEY", "sk-wrong")
+	res, err = eng.IngestFile(ctx, f.MP4, nil)
+	if err != nil || res.Status != Failed || !strings.Contains(strings.ToLower(res.Error), "key") {
+		t.Fatalf("wrong key: %+v %v", res, err)
+	}
+	if m2, _ := eng.Meter(ctx); m2.TotalUSD != m.TotalUSD {
+		t.Errorf("a refused transcription was charged: $%.5f → $%.5f", m.TotalUSD, m2.TotalUSD)
 	}
 }

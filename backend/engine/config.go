@@ -12,6 +12,7 @@ import (
 type (
 	Config       = settings.Config
 	AnswerConfig = settings.AnswerConfig
+	MediaConfig  = settings.MediaConfig
 )
 
 // Defaults and the settings file's name.

@@ -160,10 +160,10 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 		return res, nil
 	}
 
-	src, err := ingest.File(ctx, path, func(done, total int) {
+	src, err := ingest.FileWithOptions(ctx, path, ingest.Options{Media: e.mediaOptions(), Progress: func(done, total int) {
 		doc.Done, doc.Total = done, total
 		progress(doc)
-	})
+	}})
 	if err != nil {
 		return fail(oneLine(err))
 	}

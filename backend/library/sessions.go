@@ -311,7 +311,9 @@ type Spend struct {
 // Spent sums the cost ledger: of one session, or of everything when sessionID is "".
 // Costs of deleted sessions count in the total.
 func (l *Library) Spent(ctx context.Context, sessionID string) (Spend, error) {
-	q := `SELECT coalesce(sum(cost_usd), 0), coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0), count(*) FROM costs`
+	// Answers are the entries with tokens: a transcription (AddCost) is paid by the minute.
+	q := `SELECT coalesce(sum(cost_usd), 0), coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0),
+		coalesce(sum(prompt_tokens + completion_tokens > 0), 0) FROM costs`
 	var args []any
 	if sessionID != "" {
 		q += ` WHERE session_id = ?`
@@ -322,4 +324,16 @@ func (l *Library) Spent(ctx context.Context, sessionID string) (Spend, error) {
 		return s, fmt.Errorf("sum costs: %w", err)
 	}
 	return s, nil
+}
+
+// AddCost records money spent outside answers (a cloud transcription of a recording,
+// paid by the minute) in the cost ledger: it counts in the total and the budget, not as
+// an answer.
+func (l *Library) AddCost(ctx context.Context, provider, model string, usd float64) error {
+	_, err := l.db.ExecContext(ctx, `INSERT INTO costs (provider, model, cost_usd, at) VALUES (?,?,?,?)`,
+		provider, model, usd, time.Now().UnixMilli())
+	if err != nil {
+		return fmt.Errorf("record the cost of %s: %w", model, err)
+	}
+	return nil
 }

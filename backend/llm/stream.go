@@ -104,6 +104,12 @@ func (c cloudClient) stream(ctx context.Context, url string, body any) (io.ReadC
 	if err != nil {
 		return nil, fmt.Errorf("encode the request: %w", err)
 	}
+	return c.post(ctx, url, "application/json", "text/event-stream", payload)
+}
+
+// post POSTs payload to url and returns the response body of a success, retrying
+// refusals worth retrying with backoff.
+func (c cloudClient) post(ctx context.Context, url, contentType, accept string, payload []byte) (io.ReadCloser, error) {
 	for attempt := 0; ; attempt++ {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
 		if err != nil {
@@ -112,8 +118,8 @@ func (c cloudClient) stream(ctx context.Context, url string, body any) (io.ReadC
 		for k, v := range c.header {
 			req.Header[k] = v
 		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Content-Type", contentType)
+		req.Header.Set("Accept", accept)
 		req.Header.Set("User-Agent", "Carrel")
 		resp, err := c.http.Do(req)
 		var wait time.Duration

@@ -56,6 +56,25 @@ type Config struct {
 	OnlineTLS *tls.Config `json:"-"`
 	// AnswerConfig: provider, cloud models, budget, prices, keep-alive.
 	AnswerConfig
+	// MediaConfig: how recordings are transcribed.
+	MediaConfig
+}
+
+// MediaConfig holds the settings of transcribing audio and video files. It is part of
+// [Config] (its fields sit at the top level of config.json).
+type MediaConfig struct {
+	// Transcriber chooses the speech recogniser: "" picks the best local one (whisper.cpp
+	// when WhisperModel is set and its program found, else PocketSphinx); "whisper.cpp"
+	// or "pocketsphinx" force one; "openai" sends the audio to OpenAI's transcription
+	// endpoint, priced per minute, and is used only while OpenAI is the provider.
+	Transcriber string `json:"transcriber,omitempty"`
+	// WhisperModel is whisper.cpp's ggml model file (ggml-base.en.bin, …).
+	WhisperModel string `json:"whisper_model,omitempty"`
+	// WhisperProgram is whisper.cpp's program; "" finds whisper-cli on PATH.
+	WhisperProgram string `json:"whisper_program,omitempty"`
+	// SpeechLanguage is the spoken language for whisper.cpp and OpenAI ("en", "de",
+	// "auto"); "" is English.
+	SpeechLanguage string `json:"speech_language,omitempty"`
 }
 
 // WithDefaults fills in the zero fields with the defaults.

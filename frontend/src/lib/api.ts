@@ -14,7 +14,7 @@ import type { Deck, DeckStats, MakeResult, Marking, MemorySettings, Question, Qu
 import type { AddResult, ChunkSettings, OnlineSettings, LibraryFolder, Stats, CloudSettings, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status, WatchedFolder, WatchSynced } from './types';
 import { EVENT_NAMES } from './types';
 import { parsePageWords, type PageWords } from './ocr-rects';
-import { parseTranscript, type Transcript } from './transcript';
+import { parseMediaSettings, parseTranscript, type MediaSettings, type Transcript } from './transcript';
 
 /** The bound Go methods, typed by hand from docs/bridge.md (no generated wailsjs). */
 interface WailsApp {
@@ -59,6 +59,8 @@ interface WailsApp {
   DeleteAPIKey(provider: string): Promise<unknown>;
   PageWords(docID: string, page: number): Promise<unknown>;
   Transcript?(docID: string): Promise<unknown>;
+  MediaSettings?(): Promise<unknown>;
+  SetMediaSettings?(s: unknown): Promise<unknown>;
   Stats(): Promise<unknown>;
   ChunkSettings(): Promise<unknown>;
   SetChunkSettings(profiles: Record<string, Record<string, number>>): Promise<unknown>;
@@ -223,6 +225,9 @@ export async function rereadDocument(docID: string): Promise<void> {
 export const pageWords = async (docID: string, page: number): Promise<PageWords> => parsePageWords(await call('PageWords', docID, page));
 /** A recording's timed text and where to play it (docs/bridge.md "Recordings"). */
 export const transcript = async (docID: string): Promise<Transcript> => parseTranscript(await call('Transcript', docID));
+/** How recordings are transcribed, and which programs are installed. */
+export const mediaSettings = async (): Promise<MediaSettings> => parseMediaSettings(await call('MediaSettings'));
+export const setMediaSettings = async (s: MediaSettings): Promise<MediaSettings> => parseMediaSettings(await call('SetMediaSettings', s));
 
 export async function search(query: string, k: number, docIDs: string[] = []): Promise<Hit[]> {
   const v = await call('Search', query, k, docIDs);

@@ -37,6 +37,7 @@ export interface Bridge {
   MakeCards(sessionID: string, docIDs: string[]): Promise<MakeResult>;
   MakeModelCards(sessionID: string, docIDs: string[]): Promise<MakeResult>;
   MarkAnswer(cardID: number, given: string): Promise<Marking>;
+  MediaSettings(): Promise<MediaSettings>;
   Memory(): Promise<MemorySettings>;
   Meter(): Promise<Meter>;
   OnlineSettings(): Promise<OnlineSettings>;
@@ -55,6 +56,7 @@ export interface Bridge {
   SetChunkSettings(profiles: Record<string, Record<string, number>>): Promise<ChunkSettings>;
   SetCloudSettings(s: CloudSettings): Promise<CloudSettings>;
   SetLibraryFolder(dir: string, move: boolean): Promise<LibraryFolder>;
+  SetMediaSettings(s: MediaSettings): Promise<MediaSettings>;
   SetMemoryEnabled(on: boolean): Promise<MemorySettings>;
   SetModels(chatModel: string, embedModel: string): Promise<Status>;
   SetOnlineSources(on: boolean): Promise<OnlineSettings>;
@@ -105,6 +107,7 @@ export const BRIDGE_METHODS = [
   "MakeCards",
   "MakeModelCards",
   "MarkAnswer",
+  "MediaSettings",
   "Memory",
   "Meter",
   "OnlineSettings",
@@ -123,6 +126,7 @@ export const BRIDGE_METHODS = [
   "SetChunkSettings",
   "SetCloudSettings",
   "SetLibraryFolder",
+  "SetMediaSettings",
   "SetMemoryEnabled",
   "SetModels",
   "SetOnlineSources",
@@ -335,6 +339,18 @@ export type MakeResult = {
 export type Marking = {
   correct: boolean;
   score: number;
+};
+
+/** github.com/carrel-app/carrel/backend/engine.MediaSettings */
+export type MediaSettings = {
+  transcriber: string;
+  whisper_model: string;
+  whisper_program: string;
+  speech_language: string;
+  tools: MediaTools;
+  using: string;
+  openai_on: boolean;
+  price_per_minute: number;
 };
 
 /** github.com/carrel-app/carrel/backend/engine.Meter */
@@ -666,6 +682,15 @@ export type ModelResult = {
   dropped: number;
   reasons: Record<string, number>;
   failed: number;
+};
+
+/** github.com/carrel-app/carrel/backend/ingest.MediaTools */
+export type MediaTools = {
+  ffmpeg: string;
+  whisper: string;
+  whisper_model: string;
+  pocketsphinx: string;
+  recognizer: string;
 };
 
 /** github.com/carrel-app/carrel/backend/online.Host */

@@ -60,6 +60,9 @@ export function progressView(d: Document): ProgressView {
       // Past the last page the work left (cutting and indexing passages) has no count:
       // an indeterminate bar, not "page 249 of 249" beside a bar that has not arrived.
       if (total > 0 && done >= total) return { fraction: null, label: 'Indexing passages…', busy: true };
+      // A recording counts minutes of speech transcribed.
+      if (d.kind === 'audio' || d.kind === 'video')
+        return { fraction: frac, label: total > 0 ? `Transcribing minute ${done} of ${total} (${Math.round((frac ?? 0) * 100)}%)` : 'Transcribing…', busy: true };
       return { fraction: frac, label: total > 0 ? `Reading page ${done} of ${total} (${Math.round((frac ?? 0) * 100)}%)` : 'Reading…', busy: true };
     case 'embedding':
       return { fraction: frac, label: total > 0 ? `Indexing ${Math.min(done, total)} of ${total} passages (${Math.round((frac ?? 0) * 100)}%)` : 'Indexing…', busy: true };

@@ -92,3 +92,32 @@ export function passageSegment(segs: Segment[], page: number, start: number, pas
   }
   return segmentAt(segs, p, off + b);
 }
+
+/** How recordings are transcribed (app.MediaSettings, docs/bridge.md). */
+export type MediaSettings = {
+  /** '' picks the best local recogniser; 'whisper.cpp' | 'pocketsphinx' | 'openai'. */
+  transcriber: string;
+  whisper_model: string;
+  whisper_program: string;
+  speech_language: string;
+  tools: { ffmpeg: string; whisper: string; whisper_model: string; pocketsphinx: string; recognizer: string };
+  /** The recogniser a recording gets now ('' when none is installed). */
+  using: string;
+  openai_on: boolean;
+  price_per_minute: number;
+};
+
+export function parseMediaSettings(v: unknown): MediaSettings {
+  const o = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
+  const t = (o.tools && typeof o.tools === 'object' ? o.tools : {}) as Record<string, unknown>;
+  return {
+    transcriber: str(o.transcriber),
+    whisper_model: str(o.whisper_model),
+    whisper_program: str(o.whisper_program),
+    speech_language: str(o.speech_language),
+    tools: { ffmpeg: str(t.ffmpeg), whisper: str(t.whisper), whisper_model: str(t.whisper_model), pocketsphinx: str(t.pocketsphinx), recognizer: str(t.recognizer) },
+    using: str(o.using),
+    openai_on: o.openai_on === true,
+    price_per_minute: num(o.price_per_minute),
+  };
+}
