@@ -196,3 +196,36 @@ func TestAudioOpenAITranscription(t *testing.T) {
 		t.Errorf("a refused transcription was charged: $%.5f → $%.5f", m.TotalUSD, m2.TotalUSD)
 	}
 }
+
+// verifies the transcription settings are checked, saved in config.json (a reopened
+// library has them) and used, and that the programs found are reported.
+func TestMediaSettings(t *testing.T) {
+	testaudio.Need(t, "pocketsphinx_continuous")
+	dir := t.TempDir()
+	eng := openEngine(t, Config{Dir: dir})
+	s := eng.MediaSettings()
+	if s.Tools.FFmpeg == "" || s.Tools.PocketSphinx == "" || s.Using == "" || s.OpenAIOn || s.PricePerMinute != 0.006 {
+		t.Fatalf("settings %+v", s)
+	}
+	if err := eng.SetMediaSettings(MediaSettings{Transcriber: "dictaphone"}); err == nil {
+		t.Error("an unknown recogniser was accepted")
+	}
+	if err := eng.SetMediaSettings(MediaSettings{Transcriber: "whisper.cpp"}); err == nil {
+		t.Error("whisper.cpp without a model file was accepted")
+	}
+	if err := eng.SetMediaSettings(MediaSettings{Transcriber: "pocketsphinx", SpeechLanguage: "en"}); err != nil {
+		t.Fatal(err)
+	}
+	if o := eng.mediaOptions(); o.Recognizer != "pocketsphinx" || o.Language != "en" || o.Cloud != nil {
+		t.Errorf("options in force %+v", o)
+	}
+	eng.Close()
+	saved, err := LoadConfig(dir) // as the app and the CLI open a library
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng = openEngine(t, saved)
+	if s := eng.MediaSettings(); s.Transcriber != "pocketsphinx" || s.Using != "pocketsphinx" {
+		t.Errorf("after reopening: %+v", s)
+	}
+}

@@ -59,6 +59,12 @@ type Result struct {
 	// documents of the same URL it replaced because the content changed.
 	URL      string   `json:"url,omitempty"`
 	Replaced []string `json:"replaced,omitempty"`
+	// Kind is how the file was read ("pdf", "audio", "video", …), and Transcript, for
+	// a recording, what transcribed it ("PocketSphinx (US English)") and Duration its
+	// length in seconds.
+	Kind       string  `json:"kind,omitempty"`
+	Transcript string  `json:"transcript,omitempty"`
+	Duration   float64 `json:"duration,omitempty"`
 }
 
 // maxAttachmentDepth bounds mails attached to mails attached to mails.
@@ -247,6 +253,10 @@ func describe(doc *library.Document, res *Result, src *ingest.Document) {
 		doc.Outline = string(b)
 	}
 	res.DocType, res.OCRPages, res.Warnings = src.DocType, src.OCRPages, src.Warnings
+	res.Kind = doc.Kind
+	if t := src.Transcript; t != nil {
+		res.Transcript, res.Duration = t.Source, math.Round(t.Duration*10)/10
+	}
 }
 
 // store replaces the document's pages, passages and word boxes in the library and its

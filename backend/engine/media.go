@@ -83,7 +83,7 @@ type MediaSettings struct {
 	SpeechLanguage string `json:"speech_language"`
 	// Tools are the programs found, and Using the recogniser a recording would get now.
 	Tools ingest.MediaTools `json:"tools"`
-	Using string           `json:"using"`
+	Using string            `json:"using"`
 	// OpenAIOn says whether OpenAI answers (the condition for transcribing with it).
 	OpenAIOn bool `json:"openai_on"`
 	// PricePerMinute is OpenAI's transcription price in dollars.

@@ -206,9 +206,9 @@ func pickRecognizer(o MediaOptions) (recognizer, error) {
 	case RecognizerWhisper:
 		switch {
 		case whisper == "":
-			return nil, errors.New("whisper.cpp is chosen but its program (whisper-cli) is not on PATH: install whisper.cpp, or choose another recogniser in Settings → Audio")
+			return nil, errors.New("whisper.cpp is chosen but its program (whisper-cli) is not on PATH: install whisper.cpp, or choose another recogniser in Settings → Audio and video")
 		case !fileExists(o.WhisperModel):
-			return nil, fmt.Errorf("whisper.cpp needs a model file: choose one in Settings → Audio (%q was not found)", o.WhisperModel)
+			return nil, fmt.Errorf("whisper.cpp needs a model file: choose one in Settings → Audio and video (%q was not found)", o.WhisperModel)
 		}
 		return whisperRecognizer{prog: whisper, model: o.WhisperModel, lang: o.Language}, nil
 	case RecognizerPocketSphinx:
@@ -229,7 +229,7 @@ func pickRecognizer(o MediaOptions) (recognizer, error) {
 	if sphinx != "" {
 		return sphinxRecognizer{prog: sphinx}, nil
 	}
-	return nil, errors.New("no speech recogniser is installed: install whisper.cpp and choose a model file in Settings → Audio, or install PocketSphinx (Debian/Ubuntu: sudo apt install pocketsphinx pocketsphinx-en-us)")
+	return nil, errors.New("no speech recogniser is installed: install whisper.cpp and choose a model file in Settings → Audio and video, or install PocketSphinx (Debian/Ubuntu: sudo apt install pocketsphinx pocketsphinx-en-us)")
 }
 
 // probe is what ffmpeg says of a recording before decoding it.

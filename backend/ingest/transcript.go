@@ -176,5 +176,5 @@ func RecognizerAdvice(recognizer string) string {
 	if recognizer != RecognizerPocketSphinx {
 		return ""
 	}
-	return "PocketSphinx is a basic offline recogniser and misses many words. For a much better transcript, install whisper.cpp (its whisper-cli program) and choose a model file in Settings → Audio, or turn on OpenAI in Settings, then read the recording again."
+	return "PocketSphinx is a basic offline recogniser and misses many words. For a much better transcript, install whisper.cpp (its whisper-cli program) and choose a model file in Settings → Audio and video, or, while OpenAI answers, choose OpenAI there (priced per minute); then re-read the recording."
 }

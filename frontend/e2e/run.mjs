@@ -2,7 +2,7 @@
 //
 //   CARREL_BIN   the carrel binary (default ../build/bin/carrel, relative to frontend/)
 //   CHROMIUM     the browser (default /usr/bin/chromium)
-//   E2E_ONLY     run only the named flow (first-hour | full | no-model | pull | security | other-origin | feel | sessions | ocr | reread | study | online | …)
+//   E2E_ONLY     run only the named flow (first-hour | full | no-model | pull | security | other-origin | feel | sessions | ocr | reread | study | online | audio | …)
 //
 // Screenshots go to frontend/test-results/. Ends with "N passed, N failed".
 
@@ -18,6 +18,7 @@ import { cacheFlow } from './cache.mjs';
 import { firstHourFlow } from './first-hour.mjs';
 import { otherOriginFlow } from './origin.mjs';
 import { studyFlow, studyModelFlow, studySummaryFlow } from './study.mjs';
+import { audioFlow, testAudio } from './audio.mjs';
 import { onlineFlow } from './online.mjs';
 
 const QUESTION = 'What happens on a delicious evening by the pond, when the bullfrogs trump?';
@@ -378,6 +379,20 @@ const tests = [
         return await ctx.inBrowser((page) => startOllamaFlow({ page, url: carrel.url, chatModel: made.info.chat_model }), carrel);
       } finally {
         await carrel.stop(); // its process group: the Ollama it started too
+      }
+    },
+  },
+  {
+    name: 'audio',
+    title: 'a spoken MP3 is transcribed (PocketSphinx); its citation shows [m:ss], opens the transcript at the cited line, highlighted, and moves the player there',
+    async run(ctx) {
+      const audio = testAudio();
+      const port = await closedPort();
+      const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
+      try {
+        return await ctx.inBrowser((page) => audioFlow({ page, url: carrel.url, audio }), carrel);
+      } finally {
+        await carrel.stop();
       }
     },
   },

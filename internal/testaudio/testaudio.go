@@ -67,11 +67,17 @@ func Need(tb testing.TB, programs ...string) {
 func Make(tb testing.TB) Files {
 	tb.Helper()
 	Need(tb)
-	once.Do(func() { files, errMake = make_() })
-	if errMake != nil {
-		tb.Fatal(errMake)
+	f, err := Build()
+	if err != nil {
+		tb.Fatal(err)
 	}
-	return files
+	return f
+}
+
+// Build makes the recordings (once per process; the files are kept between runs).
+func Build() (Files, error) {
+	once.Do(func() { files, errMake = make_() })
+	return files, errMake
 }
 
 func make_() (Files, error) {
