@@ -47,7 +47,7 @@ func (t *openAITranscriber) Transcribe(ctx context.Context, wav string, seconds 
 	if meter.BudgetUSD > 0 && meter.BudgetUsed >= 1 {
 		return nil, fmt.Errorf("%w: $%.2f of the $%.2f budget is spent; raise the cap in Settings or choose a local recogniser", ErrBudgetExceeded, meter.TotalUSD, meter.BudgetUSD)
 	}
-	key, _, err := llm.APIKey(ProviderOpenAI)
+	key, _, err := llm.APIKey(string(ProviderOpenAI))
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func (t *openAITranscriber) Transcribe(ctx context.Context, wav string, seconds 
 		billed = seconds
 	}
 	usd, _ := llm.TranscriptionCost(t.model, math.Ceil(billed))
-	if err := t.e.lib.AddCost(context.WithoutCancel(ctx), ProviderOpenAI, t.model, usd); err != nil {
+	if err := t.e.lib.AddCost(context.WithoutCancel(ctx), string(ProviderOpenAI), t.model, usd); err != nil {
 		return nil, err
 	}
 	segs := make([]ingest.Segment, len(tr.Segments))

@@ -4,5 +4,5 @@ package ingest
 
 import "time"
 
-// cpuTime is not measured on this platform.
-func cpuTime() time.Duration { return 0 }
+// childCPU is not measured here (no getrusage).
+func childCPU() time.Duration { return 0 }

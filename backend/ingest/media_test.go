@@ -31,6 +31,7 @@ func TestMediaTranscribesSpeech(t *testing.T) {
 	}{{f.MP3, KindAudio}, {f.MP4, KindVideo}} {
 		t.Run(filepath.Ext(tc.path), func(t *testing.T) {
 			start := time.Now()
+			cpu0 := childCPU()
 			var mu sync.Mutex
 			var prog [][2]int
 			opts := sphinxOnly
@@ -44,6 +45,7 @@ func TestMediaTranscribesSpeech(t *testing.T) {
 				t.Fatal(err)
 			}
 			took := time.Since(start)
+			cpu := childCPU() - cpu0
 			tr := doc.Transcript
 			if doc.Kind != tc.kind || tr == nil || tr.Recognizer != RecognizerPocketSphinx || tr.Media.Path != tc.path || tr.Media.Kind != tc.kind {
 				t.Fatalf("kind %q, transcript %+v", doc.Kind, tr)
@@ -54,8 +56,9 @@ func TestMediaTranscribesSpeech(t *testing.T) {
 			}
 			recall := testaudio.Recall(spoken, text.String())
 			end := f.Spans[len(f.Spans)-1][1]
-			t.Logf("%s: word recall %.3f over %d words; %.1f s of speech in %v (realtime factor %.2f); transcript: %q",
-				filepath.Base(tc.path), recall, len(testaudio.Words(spoken)), tr.Duration, took.Round(time.Millisecond), took.Seconds()/tr.Duration, text.String())
+			t.Logf("%s: word recall %.3f over %d words; %.1f s of speech in %v (realtime factor %.2f; CPU time of ffmpeg and PocketSphinx %v, %.2f of realtime); transcript: %q",
+				filepath.Base(tc.path), recall, len(testaudio.Words(spoken)), tr.Duration, took.Round(time.Millisecond), took.Seconds()/tr.Duration,
+				cpu.Round(time.Millisecond), cpu.Seconds()/tr.Duration, text.String())
 			if recall < 0.6 {
 				t.Errorf("word recall %.3f < 0.6", recall)
 			}

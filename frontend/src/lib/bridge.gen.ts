@@ -833,6 +833,9 @@ export type Result = {
   attachments?: Result[];
   url?: string;
   replaced?: string[];
+  kind?: string;
+  transcript?: string;
+  duration?: number;
 };
 
 /** github.com/carrel-app/carrel/backend/library.MemoryKind */
