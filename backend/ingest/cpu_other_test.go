@@ -4,5 +4,8 @@ package ingest
 
 import "time"
 
-// childCPU is not measured here (no getrusage).
+// cpuTime is not measured on this platform.
+func cpuTime() time.Duration { return 0 }
+
+// childCPU is not measured on this platform.
 func childCPU() time.Duration { return 0 }
