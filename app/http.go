@@ -19,6 +19,12 @@ import (
 	"github.com/carrel-app/carrel/backend/library"
 )
 
+// mediaTypes are the media types of the recordings Carrel reads.
+var mediaTypes = map[string]string{
+	".mp3": "audio/mpeg", ".m4a": "audio/mp4", ".wav": "audio/wav", ".ogg": "audio/ogg", ".flac": "audio/flac",
+	".mp4": "video/mp4", ".mkv": "video/x-matroska", ".webm": "video/webm", ".mov": "video/quicktime",
+}
+
 // FilesHandler serves /files/{docID}: a document's original bytes, for the viewer. The
 // desktop app mounts it in Wails' asset server; the browser bridge mounts it too.
 func (a *App) FilesHandler() http.Handler {
@@ -49,6 +55,12 @@ func (a *App) FilesHandler() http.Handler {
 		// Documents are untrusted: opened directly (an HTML file, say), they run nothing
 		// and reach nothing in the app's origin.
 		w.Header().Set("Content-Security-Policy", "sandbox; default-src 'none'")
+		// Recordings get their media type by name: the system's table may not know them,
+		// and with nosniff a player trusts the header. ServeContent answers Range
+		// requests (206), so a player seeks without reading the whole file.
+		if t := mediaTypes[strings.ToLower(filepath.Ext(path))]; t != "" {
+			w.Header().Set("Content-Type", t)
+		}
 		http.ServeContent(w, r, filepath.Base(path), st.ModTime(), f)
 	})
 }
