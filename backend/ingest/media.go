@@ -388,7 +388,7 @@ func readMedia(ctx context.Context, doc *Document, opts Options) error {
 		return err
 	}
 	if rec.kind() == RecognizerPocketSphinx {
-		doc.Warnings = append(doc.Warnings, "Transcribed by PocketSphinx, a basic recogniser: expect wrong words. "+RecognizerAdvice(RecognizerPocketSphinx))
+		doc.Warnings = append(doc.Warnings, "Transcribed by PocketSphinx: expect wrong words. "+RecognizerAdvice(RecognizerPocketSphinx))
 	}
 	return nil
 }
