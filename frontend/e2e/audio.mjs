@@ -27,7 +27,10 @@ export async function audioFlow({ page, url, audio }) {
   const time = answer.locator('[data-testid=source-time]').first();
   await time.waitFor({ timeout: 10_000 });
   const label = (await time.textContent()) ?? '';
-  assert(/^\[\d+:\d\d\]$/.test(label.trim()), `the source shows its time as [m:ss] (${label})`);
+  const lm = /^\[(\d+):(\d\d)\]$/.exec(label.trim());
+  assert(lm, `the source shows its time as [m:ss] (${label})`);
+  const labelAt = Number(lm[1]) * 60 + Number(lm[2]);
+  assert(labelAt >= Math.floor(audio.spans[SENTENCE][0]) - 1 && labelAt <= audio.spans[SENTENCE][1], `the source's time ${label.trim()} is within the sentence asked about`);
 
   // The inline marker stands for the sentence matching the question: its line is cited.
   const marker = answer.locator('[data-testid=answer-body] button.cite').first();

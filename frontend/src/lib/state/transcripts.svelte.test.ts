@@ -19,6 +19,8 @@ describe('TranscriptsState', () => {
     await vi.waitFor(() => expect(s.get('rec')).not.toBeNull());
     expect(s.label('rec', 1, 11)).toBe('1:05');
     expect(s.label('rec', 1, 0)).toBe('0:00');
+    // A point in the passage: its second line.
+    expect(s.label('rec', 1, 0, 'first line\nnext line', 11)).toBe('1:05');
     expect(s.get('other')).toBeNull(); // not a recording
     expect(vi.mocked(api.transcript).mock.calls.filter((c) => c[0] === 'rec')).toHaveLength(1);
   });

@@ -28,11 +28,15 @@ export class TranscriptsState {
     return this.#byDoc.get(docID) ?? null;
   };
 
-  /** "m:ss" for a passage of a recording that starts at byte start of page; "" until known. */
-  label = (docID: string, page: number, start: number): string => {
+  /**
+   * "m:ss" for a point of a passage of a recording: the passage starts at byte start of
+   * page, the point is code point `at` of its text (a claim's supporting sentence; 0 for
+   * the passage's start). "" until the transcript is known.
+   */
+  label = (docID: string, page: number, start: number, passage = '', at = 0): string => {
     const t = this.get(docID);
     if (!t) return '';
-    const i = passageSegment(t.segments, page, start, '', 0);
+    const i = passageSegment(t.segments, page, start, passage, at);
     return i >= 0 ? clock(t.segments[i].start) : '';
   };
 
