@@ -1,6 +1,8 @@
 package app
 
 import (
+	"encoding/base64"
+
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/study"
@@ -74,10 +76,15 @@ func (a *App) DeleteCard(cardID int64) error {
 	return a.eng().DeleteCard(a.ctx(), cardID)
 }
 
-// ExportDeck returns a deck as Anki text import ("anki"), CSV ("csv") or Markdown ("md").
+// ExportDeck returns a deck as an Anki package ("apkg", base64: it is a zip), Anki's
+// text import ("anki"), CSV ("csv") or Markdown ("md").
 func (a *App) ExportDeck(deckID, format string) (string, error) {
 	defer a.ws.Enter()()
-	return a.eng().ExportDeck(a.ctx(), deckID, format)
+	out, err := a.eng().ExportDeck(a.ctx(), deckID, format)
+	if err != nil || format != study.FormatApkg {
+		return out, err
+	}
+	return base64.StdEncoding.EncodeToString([]byte(out)), nil
 }
 
 // Quiz makes up to n questions from a deck's cards, shuffled anew each time.

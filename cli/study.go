@@ -23,7 +23,7 @@ const studyUsage = `usage: carrel study cards [--json] [--model] (--session ID |
        carrel study decks [--json]
        carrel study review [--json] [--deck ID | --session ID | DOC...]   the cards due now
        carrel study review [--json] --card ID --grade 1|2|3|4             grade one (again, hard, good, easy)
-       carrel study export --format anki|csv|md [--out FILE] (--deck ID | --session ID | DOC...)
+       carrel study export --format apkg|anki|csv|md [--out FILE] (--deck ID | --session ID | DOC...)
        carrel study quiz [--n 10] [--json] (--deck ID | --session ID | DOC...)
                                       a quiz on standard input (a letter or your answer per
                                       question; the source after each); --json prints it only
@@ -49,7 +49,7 @@ func studyCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 	deckID := fsg.String("deck", "", "deck id (see carrel study decks)")
 	card := fsg.Int64("card", 0, "card id to grade")
 	grade := fsg.Int("grade", 0, "1 again, 2 hard, 3 good, 4 easy")
-	format := fsg.String("format", "", "export format: anki, csv or md")
+	format := fsg.String("format", "", "export format: apkg (an Anki package), anki (Anki's text import), csv or md")
 	out := fsg.String("out", "", "write the export to this file (default standard output)")
 	front := fsg.String("front", "", "the card's question")
 	back := fsg.String("back", "", "the card's answer")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -117,6 +118,13 @@ func TestStudyCLI(t *testing.T) {
 	rows, err := csv.NewReader(bytes.NewReader(run("study", "export", "--format", "csv", "--deck", made.Deck.ID))).ReadAll()
 	if err != nil || len(rows) != left+1 || rows[0][3] != "front" {
 		t.Fatalf("csv export: %d rows, %v", len(rows), err)
+	}
+	apkg := filepath.Join(t.TempDir(), "deck.apkg")
+	run("study", "export", "--format", "apkg", "--out", apkg, doc)
+	if zr, err := zip.OpenReader(apkg); err != nil || len(zr.File) != 2 || zr.File[0].Name != "collection.anki2" {
+		t.Fatalf("apkg export: %v", err)
+	} else {
+		zr.Close()
 	}
 	out := filepath.Join(t.TempDir(), "deck.md")
 	run("study", "export", "--format", "md", "--out", out, doc)

@@ -52,11 +52,17 @@ func (e *Engine) MakeModelCards(ctx context.Context, sessionID string, docIDs []
 
 // Deck returns a deck with its counts now.
 func (e *Engine) Deck(ctx context.Context, id string) (library.Deck, error) {
+	if err := e.followSessions(ctx); err != nil {
+		return library.Deck{}, err
+	}
 	return e.lib.Deck(ctx, id, time.Now())
 }
 
 // Decks lists the decks with their counts now.
 func (e *Engine) Decks(ctx context.Context) ([]library.Deck, error) {
+	if err := e.followSessions(ctx); err != nil {
+		return nil, err
+	}
 	return e.lib.Decks(ctx, time.Now())
 }
 
@@ -73,6 +79,9 @@ func (e *Engine) DueCards(ctx context.Context, deckID string, limit int) ([]libr
 
 // DueByDocument counts the cards due now per document, for the library list.
 func (e *Engine) DueByDocument(ctx context.Context) (map[string]int, error) {
+	if err := e.followSessions(ctx); err != nil {
+		return nil, err
+	}
 	return e.lib.DueByDocument(ctx, time.Now())
 }
 
@@ -108,7 +117,8 @@ func (e *Engine) DeleteCard(ctx context.Context, id int64) error {
 	return e.lib.DeleteCard(ctx, id)
 }
 
-// ExportDeck writes a deck's cards as Anki text import, CSV or Markdown.
+// ExportDeck writes a deck's cards as an Anki package (bytes of a zip), Anki's text
+// import, CSV or Markdown.
 func (e *Engine) ExportDeck(ctx context.Context, deckID, format string) (string, error) {
 	deck, err := e.Deck(ctx, deckID)
 	if err != nil {
@@ -169,5 +179,17 @@ func (e *Engine) QuizScores(ctx context.Context, deckID string) ([]library.QuizS
 
 // StudyStats is every deck's record: cards, due, reviews per day, retention, quizzes.
 func (e *Engine) StudyStats(ctx context.Context) ([]library.DeckStats, error) {
+	if err := e.followSessions(ctx); err != nil {
+		return nil, err
+	}
 	return e.lib.StudyStats(ctx, time.Now())
+}
+
+// followSessions gives session decks their sessions' scopes before they are counted; a
+// read-only library is shown as it was stored.
+func (e *Engine) followSessions(ctx context.Context) error {
+	if e.readOnly {
+		return nil
+	}
+	return study.FollowSessions(ctx, e.lib, time.Now())
 }

@@ -110,9 +110,14 @@ func (l *Library) CreateDeck(ctx context.Context, d *Deck) error {
 	return nil
 }
 
+// inScope keeps the cards (aliased c) of documents in their deck's scope: a study
+// session's deck follows the session's documents, and cards of a document taken out of
+// the scope wait, with their reviews, until it is put back.
+const inScope = `EXISTS (SELECT 1 FROM decks s, json_each(s.doc_ids) j WHERE s.id = c.deck_id AND j.value = c.doc_id)`
+
 const deckColumns = `d.id, coalesce(d.session_id, ''), d.title, d.doc_ids, d.created_at,
-	(SELECT count(*) FROM cards c WHERE c.deck_id = d.id AND c.suspended = 0),
-	(SELECT count(*) FROM cards c WHERE c.deck_id = d.id AND c.suspended = 0 AND c.stale = 0 AND c.due <= ?)`
+	(SELECT count(*) FROM cards c WHERE c.deck_id = d.id AND c.suspended = 0 AND ` + inScope + `),
+	(SELECT count(*) FROM cards c WHERE c.deck_id = d.id AND c.suspended = 0 AND c.stale = 0 AND c.due <= ? AND ` + inScope + `)`
 
 func scanDeck(row interface{ Scan(...any) error }) (Deck, error) {
 	var d Deck
@@ -156,6 +161,23 @@ func (l *Library) Decks(ctx context.Context, now time.Time) ([]Deck, error) {
 		out = append(out, d)
 	}
 	return out, rows.Err()
+}
+
+// SetDeckScope sets a deck's title and the documents it covers: its cards of other
+// documents are left out of its listings and counts (not deleted) until they are back.
+func (l *Library) SetDeckScope(ctx context.Context, id, title string, docIDs []string) error {
+	if docIDs == nil {
+		docIDs = []string{}
+	}
+	b, _ := json.Marshal(docIDs)
+	res, err := l.db.ExecContext(ctx, `UPDATE decks SET title=?, doc_ids=? WHERE id=?`, title, string(b), id)
+	if err != nil {
+		return fmt.Errorf("set deck scope %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("deck %s: %w", id, ErrNotFound)
+	}
+	return nil
 }
 
 // DeleteDeck removes a deck with its cards and their reviews.
@@ -254,7 +276,7 @@ func (l *Library) Cards(ctx context.Context, f CardFilter) ([]Card, error) {
 	var where []string
 	var args []any
 	if f.DeckID != "" {
-		where, args = append(where, "deck_id = ?"), append(args, f.DeckID)
+		where, args = append(where, "c.deck_id = ?", inScope), append(args, f.DeckID)
 	}
 	if f.DocID != "" {
 		where, args = append(where, "doc_id = ?"), append(args, f.DocID)
@@ -268,7 +290,7 @@ func (l *Library) Cards(ctx context.Context, f CardFilter) ([]Card, error) {
 	if f.Active {
 		where = append(where, "suspended = 0 AND stale = 0")
 	}
-	q := `SELECT ` + cardColumns + ` FROM cards`
+	q := `SELECT ` + cardColumns + ` FROM cards c`
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
@@ -407,8 +429,8 @@ func (l *Library) Reviews(ctx context.Context, cardID int64) ([]Review, error) {
 
 // DueByDocument counts, per document, the active cards due at or before now.
 func (l *Library) DueByDocument(ctx context.Context, now time.Time) (map[string]int, error) {
-	rows, err := l.db.QueryContext(ctx, `SELECT doc_id, count(*) FROM cards
-		WHERE suspended = 0 AND stale = 0 AND due <= ? GROUP BY doc_id`, now.UnixMilli())
+	rows, err := l.db.QueryContext(ctx, `SELECT doc_id, count(*) FROM cards c
+		WHERE suspended = 0 AND stale = 0 AND due <= ? AND `+inScope+` GROUP BY doc_id`, now.UnixMilli())
 	if err != nil {
 		return nil, fmt.Errorf("count due cards: %w", err)
 	}

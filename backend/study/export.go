@@ -17,10 +17,11 @@ const (
 	FormatAnki = "anki" // Anki's text import: tab-separated, with a header naming the columns
 	FormatCSV  = "csv"
 	FormatMD   = "md"
+	FormatApkg = "apkg" // an Anki package: a zip of collection.anki2 (SQLite) and media
 )
 
 // ErrFormat is returned for an export format Carrel does not write.
-var ErrFormat = fmt.Errorf("export format: use %s, %s or %s", FormatAnki, FormatCSV, FormatMD)
+var ErrFormat = fmt.Errorf("export format: use %s, %s, %s or %s", FormatApkg, FormatAnki, FormatCSV, FormatMD)
 
 // Source is where a card comes from, for people: "Title, p. 12 (Section)".
 func Source(c library.Card, title string) string {
@@ -38,12 +39,14 @@ func Source(c library.Card, title string) string {
 	return s
 }
 
-// Export writes a deck's cards in format: Anki's text import (columns Front, Back,
+// Export writes a deck's cards in format: an Anki package (apkg.go), Anki's text import (columns Front, Back,
 // Source, Tags; tags carrel, carrel::KIND and the document's title; the deck named in
 // the header), CSV with every field, or Markdown with each card's source passage
 // quoted. titles maps document ids to titles.
 func Export(w io.Writer, deck library.Deck, cards []library.Card, titles map[string]string, format string) error {
 	switch format {
+	case FormatApkg:
+		return exportApkg(w, deck, cards, titles)
 	case FormatAnki:
 		return exportAnki(w, deck, cards, titles)
 	case FormatCSV:

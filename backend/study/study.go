@@ -36,7 +36,7 @@ func DeckID(sessionID string, docIDs []string) string {
 
 // OpenDeck returns the deck of a study session (scope: the session's documents, or the
 // whole library when it has none) or of documents outside any session, creating it the
-// first time.
+// first time. A session's deck takes the session's scope as it is now.
 func OpenDeck(ctx context.Context, lib *library.Library, sessionID string, docIDs []string, now time.Time) (library.Deck, error) {
 	title := ""
 	if sessionID != "" {
@@ -44,21 +44,20 @@ func OpenDeck(ctx context.Context, lib *library.Library, sessionID string, docID
 		if err != nil {
 			return library.Deck{}, fmt.Errorf("open deck: %w", err)
 		}
-		title, docIDs = s.Title, s.DocIDs
-		if len(docIDs) == 0 {
-			docs, err := lib.Documents(ctx)
-			if err != nil {
-				return library.Deck{}, fmt.Errorf("open deck: %w", err)
-			}
-			for _, d := range docs {
-				docIDs = append(docIDs, d.ID)
-			}
+		if title, docIDs, err = sessionScope(ctx, lib, s); err != nil {
+			return library.Deck{}, fmt.Errorf("open deck: %w", err)
 		}
 	} else if len(docIDs) == 0 {
 		return library.Deck{}, ErrNoDocuments
 	}
 	id := DeckID(sessionID, docIDs)
 	if d, err := lib.Deck(ctx, id, now); err == nil {
+		if sessionID != "" && (d.Title != title || !sameIDs(d.DocIDs, docIDs)) {
+			if err := lib.SetDeckScope(ctx, id, title, docIDs); err != nil {
+				return d, fmt.Errorf("open deck: %w", err)
+			}
+			return lib.Deck(ctx, id, now)
+		}
 		return d, nil
 	} else if !errors.Is(err, library.ErrNotFound) {
 		return d, fmt.Errorf("open deck: %w", err)
@@ -79,6 +78,68 @@ func OpenDeck(ctx context.Context, lib *library.Library, sessionID string, docID
 		return d, err
 	}
 	return lib.Deck(ctx, id, now)
+}
+
+// sessionScope is a session's title and documents: those it asks over, or every
+// document of the library when it asks over all of them.
+func sessionScope(ctx context.Context, lib *library.Library, s library.Session) (string, []string, error) {
+	if len(s.DocIDs) > 0 {
+		return s.Title, s.DocIDs, nil
+	}
+	docs, err := lib.Documents(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	ids := []string{}
+	for _, d := range docs {
+		ids = append(ids, d.ID)
+	}
+	return s.Title, ids, nil
+}
+
+func sameIDs(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, x := range a {
+		seen[x] = true
+	}
+	for _, x := range b {
+		if !seen[x] {
+			return false
+		}
+	}
+	return true
+}
+
+// FollowSessions gives every study session's deck its session's scope as it is now (the
+// session was renamed, its documents chosen anew, or, over the whole library, documents
+// were added or removed), so that its listings and counts cover those documents only.
+func FollowSessions(ctx context.Context, lib *library.Library, now time.Time) error {
+	decks, err := lib.Decks(ctx, now)
+	if err != nil {
+		return err
+	}
+	for _, d := range decks {
+		if d.SessionID == "" {
+			continue
+		}
+		s, err := lib.Session(ctx, d.SessionID)
+		if err != nil {
+			return fmt.Errorf("follow session %s: %w", d.SessionID, err)
+		}
+		title, ids, err := sessionScope(ctx, lib, s)
+		if err != nil {
+			return fmt.Errorf("follow session %s: %w", d.SessionID, err)
+		}
+		if d.Title != title || !sameIDs(d.DocIDs, ids) {
+			if err := lib.SetDeckScope(ctx, d.ID, title, ids); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // MakeResult says what making cards did.
@@ -256,9 +317,13 @@ func Recheck(ctx context.Context, lib *library.Library) (moved, stale int, err e
 }
 
 // Due returns the cards of a deck (or of every deck when deckID is empty) due at now,
-// most overdue first, after re-checking cards against their documents.
+// most overdue first, after re-checking cards against their documents and decks
+// against their sessions' scopes.
 func Due(ctx context.Context, lib *library.Library, deckID string, now time.Time, limit int) ([]library.Card, error) {
 	if _, _, err := Recheck(ctx, lib); err != nil {
+		return nil, err
+	}
+	if err := FollowSessions(ctx, lib, now); err != nil {
 		return nil, err
 	}
 	return lib.Cards(ctx, library.CardFilter{DeckID: deckID, DueBy: now, Limit: limit})
@@ -267,6 +332,9 @@ func Due(ctx context.Context, lib *library.Library, deckID string, now time.Time
 // Cards returns cards chosen by f after re-checking them against their documents.
 func Cards(ctx context.Context, lib *library.Library, f library.CardFilter) ([]library.Card, error) {
 	if _, _, err := Recheck(ctx, lib); err != nil {
+		return nil, err
+	}
+	if err := FollowSessions(ctx, lib, time.Now()); err != nil {
 		return nil, err
 	}
 	return lib.Cards(ctx, f)
