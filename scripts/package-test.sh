@@ -4,12 +4,16 @@
 # "Open with Carrel" would (a file given, no terminal), launches it a second time with
 # another file (the running window must take it: one window, both documents opened),
 # runs `carrel --version`, removes the package, and checks that the user's library and
-# log were left as they were. Screenshots land in test-results/package/.
+# log were left as they were. What the window shows is read from its visible text
+# (CARREL_UI_DUMP, as in the window test). Screenshots land in test-results/package/.
+# The package is installed system-wide: one run at a time on a machine (a lock).
 # Usage: package-test.sh DEB VERSION   (as root, or with sudo)
 set -euo pipefail
 deb=$(realpath "${1:?usage: package-test.sh DEB VERSION}")
 version=${2:?usage: package-test.sh DEB VERSION}
 cd "$(dirname "$0")/.."
+exec 9>/tmp/carrel-package-test.lock
+flock 9
 out=test-results/package
 rm -rf "$out"
 mkdir -p "$out"
@@ -38,6 +42,7 @@ unset CARREL_LIBRARY
 mkdir -p "$HOME/Documents"
 library=$XDG_CONFIG_HOME/Carrel/library
 log=$XDG_STATE_HOME/carrel/carrel.log
+export CARREL_UI_DUMP=$work/ui.txt
 
 # 1. Install. apt resolves the declared runtime dependencies.
 "${apt[@]}" install --no-install-recommends "$deb" >/dev/null
@@ -96,6 +101,11 @@ wait_log() { # wait_log REGEX WHAT
   for _ in $(seq 120); do grep -Eq "$1" "$log" 2>/dev/null && return 0; sleep 0.5; done
   fail "$2 (no '$1' in the log)"
 }
+shows() { # shows TEXT WHAT: the window's visible text has TEXT
+  for _ in $(seq 60); do grep -qF "$1" "$CARREL_UI_DUMP" 2>/dev/null && return 0; sleep 0.5; done
+  cp "$CARREL_UI_DUMP" "$out/visible.txt" 2>/dev/null || true
+  fail "$2 (the window does not show '$1': $out/visible.txt)"
+}
 
 launch "$first" &
 launcher=$!
@@ -108,10 +118,11 @@ done
 app_pid=$(xdotool getwindowpid "$win")
 [ "$(readlink "/proc/$app_pid/exe")" = /usr/bin/carrel ] || fail "the window is not /usr/bin/carrel's"
 wait_log "opened a document given to Carrel.*Osmosis notes\.md" "the file given on the command line was not opened"
+shows "Water crosses the semipermeable membrane" "the given file is not open in the viewer"
 shot=$out/opened.png
 for _ in $(seq 20); do grab "$shot" && drawn "$shot" && break; sleep 0.5; done
 drawn "$shot" || fail "the window is blank ($shot)"
-echo "package test: the desktop entry opened a drawn window and the given file ($shot)"
+echo "package test: the desktop entry opened a drawn window showing the given file ($shot)"
 
 # 3. A second launch hands its file to the running window and exits.
 start=$(date +%s.%N)
@@ -123,6 +134,7 @@ wait "$second_pid" || fail "the second launch exited with $?"
 handed=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
 wait_log "a second launch handed over its files.*Mitosis\.md" "the running window did not get the second launch's file"
 wait_log "opened a document given to Carrel.*Mitosis\.md" "the second launch's file was not opened"
+shows "The spindle pulls sister chromatids apart" "the second launch's file is not open in the viewer"
 # GTK gives one window several X windows of the same name (the toplevel and its group
 # leader): count the processes that own a visible one.
 n=$(for w in $(xdotool search --onlyvisible --name '^Carrel$' 2>/dev/null); do xdotool getwindowpid "$w" 2>/dev/null || true; done | sort -u | wc -l)
@@ -130,7 +142,7 @@ n=$(for w in $(xdotool search --onlyvisible --name '^Carrel$' 2>/dev/null); do x
 grep -c "Carrel starting" "$log" | grep -qx 1 || fail "a second Carrel started: $(grep 'Carrel starting' "$log")"
 grab "$out/second.png"
 drawn "$out/second.png" || fail "the window is blank after the hand-over"
-echo "package test: a second launch handed its file over in ${handed}s; one window"
+echo "package test: a second launch handed its file over in ${handed}s; one window, showing it"
 
 kill "$app_pid"
 wait "$launcher" 2>/dev/null || true

@@ -6,8 +6,9 @@
 #                                          uninstaller)
 # cgo goes through mingw: SQLite (mattn/go-sqlite3) compiles with it; FAISS is not
 # cross-built, the Windows build uses the pure-Go exact index (backend/index/flat).
-# Usage: package-windows.sh   (frontend/dist must be built)
+# Usage: package-windows.sh VERSION   (frontend/dist must be built)
 set -euo pipefail
+version=${1:?usage: package-windows.sh VERSION}
 cd "$(dirname "$0")/.."
 # The wails CLI is a host (Linux) program: build it before CC points at mingw.
 wails=$(go tool -n wails)
@@ -18,8 +19,9 @@ done
 [ -f frontend/dist/index.html ] || { echo "package-windows: build frontend/dist first (go tool task frontend)" >&2; exit 1; }
 # -s: the frontend is already built; -skipbindings: the TS bindings are checked in.
 # Wails links with -H windowsgui and embeds build/windows (icon, manifest, version info).
+# The version is stamped as on Linux (`carrel.exe --version`; test:windows checks it).
 "$wails" build -platform windows/amd64 -nsis -webview2 download -s -skipbindings -trimpath \
-  -o carrel.exe
+  -ldflags "-X main.version=$version" -o carrel.exe
 mkdir -p build/dist
 cp build/bin/carrel.exe build/dist/carrel.exe
 cp build/bin/Carrel-amd64-installer.exe build/dist/carrel-amd64-installer.exe

@@ -12,6 +12,9 @@
 #   empty.png        empty library: the library and chat panes
 #   settings.png     the models and settings panel (Ctrl+,): Ollama, cloud, library folder
 #   settings-chunking.png  further down it: the chunk sizes
+#   settings-log.png the Log section after "Open log folder": the log's folder shown in
+#                    the window and handed to the desktop's file manager (xdg-open runs
+#                    the default application for folders, here a recorder in $work)
 #   stats-empty.png  the stats view with no answers (Ctrl+I)
 #   answer.png       Walden.pdf added, a question answered, its first source open (])
 #   answer-1024x700.png  the same in a 1024x700 window
@@ -56,10 +59,23 @@ grab() { import -display "$display" -window root ${crop:+-crop "$crop" +repage} 
 drawn() { awk "BEGIN{exit !($(convert "$1" -colorspace Gray -format '%[fx:standard_deviation]' info:) > 0.05)}"; }
 ocr() { tesseract "$1" - 2>/dev/null | tr '[:upper:]' '[:lower:]'; }
 
+# The user's desktop: no desktop environment (xdg-open's generic mode), and a "file
+# manager" that is the default application for folders and writes down what it is given.
+unset XDG_CURRENT_DESKTOP DESKTOP_SESSION KDE_FULL_SESSION GNOME_DESKTOP_SESSION_ID
+mkdir -p "$work/share/applications"
+opened=$work/file-manager.txt
+printf '#!/bin/sh\necho "$@" >>%s\n' "$opened" >"$work/file-manager.sh"
+chmod +x "$work/file-manager.sh"
+printf '[Desktop Entry]\nType=Application\nName=Files\nExec=%s %%u\nMimeType=inode/directory;\n' \
+  "$work/file-manager.sh" >"$work/share/applications/files.desktop"
+printf '[Default Applications]\ninode/directory=files.desktop\n' >"$work/config/mimeapps.list"
+
 dump=$work/ui.txt
+logdir=$work/state/carrel
 launch() {
   rm -f "$dump"
-  HOME=$work XDG_CONFIG_HOME=$work/config GTK_THEME=Adwaita CARREL_UI_DUMP=$dump "$bin" "${flags[@]}" >"$work/app.log" 2>&1 &
+  HOME=$work XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/share XDG_STATE_HOME=$work/state \
+    GTK_THEME=Adwaita CARREL_UI_DUMP=$dump "$bin" "${flags[@]}" >"$work/app.log" 2>&1 &
   app_pid=$!
   win=""
   for _ in $(seq 60); do
@@ -100,6 +116,9 @@ shoot() {
     why=""
     for w in "$@"; do grep -Eq "$w" <<<"$seen" || { why="the window's text lacks '$w'"; break; }; done
     [ -n "$why" ] && continue
+    # The texts are there: take the picture again, so that it is not older than the dump.
+    sleep 0.3
+    grab "$shot" && drawn "$shot" || { why="the screen is one flat colour"; continue; }
     text=$(ocr "$shot")
     roughly "$text" "$@" || { why="OCR reads none of the words of: $* (is any font installed?)"; continue; }
     ok=1
@@ -113,6 +132,19 @@ shoot() {
     exit 1
   fi
   echo "window test: $name drawn, shows $*"
+}
+
+# tab_to TESTID: presses Tab until the window's focused element is TESTID (the dump's
+# last line names it: frontend/src/lib/uidump.ts).
+tab_to() {
+  for _ in $(seq 150); do
+    alive
+    grep -qx "focus: $1" "$dump" 2>/dev/null && return 0
+    xdotool key Tab
+    sleep 0.4
+  done
+  echo "FAIL: Tab never reached $1 (the dump's focus line: $(grep '^focus:' "$dump" || echo none))" >&2
+  exit 1
 }
 
 # No window manager under Xvfb: a click on the chat area gives the window the focus.
@@ -170,6 +202,15 @@ shoot settings "models and settings" "who answers" "library folder"
 # Further down: the library folder and chunking sections.
 xdotool key End
 shoot settings-chunking "chunking" "kind of document" "added afterwards"
+# The Log section: "Open log folder" shows the folder of the log file Carrel writes
+# (started from a menu it has no terminal) and hands it to the file manager.
+tab_to log-open
+xdotool key Return
+shoot settings-log "open log folder" "$(tr '[:upper:]' '[:lower:]' <<<"$logdir")"
+for _ in $(seq 20); do [ -s "$opened" ] && break; sleep 0.5; done
+[ "$(cat "$opened" 2>/dev/null)" = "$logdir" ] || { echo "FAIL: the file manager was given '$(cat "$opened" 2>/dev/null)', want $logdir" >&2; exit 1; }
+grep -q "Carrel starting" "$logdir/carrel.log" || { echo "FAIL: no 'Carrel starting' in $logdir/carrel.log" >&2; exit 1; }
+echo "window test: Open log folder showed $logdir in the file manager; the log file is there"
 xdotool key Escape
 sleep 0.5
 xdotool key ctrl+i

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the Windows build's CLI under wine64 and checks it finds what the Linux build finds.
-# Usage: windows-test.sh LINUX_BINARY WINDOWS_EXE
+# Usage: windows-test.sh LINUX_BINARY WINDOWS_EXE VERSION
 #
+# Both must say `carrel VERSION` to --version (wails.json's productVersion, stamped at build).
 # Both builds ingest the same PDFs of the pdfcpu corpus into fresh libraries, then answer
 # the same lexical searches (--json). The test fails unless the ingests give the same
 # documents (doc id = hash of the bytes; pages; chunk counts; doc type; warnings) and every search
@@ -16,6 +17,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 linux=$(readlink -f "$1")
 exe=$(readlink -f "$2")
+version=${3:?usage: windows-test.sh LINUX_BINARY WINDOWS_EXE VERSION}
 # Debian's wine64 package keeps wine64 and wineserver in /usr/lib/wine (the wine package
 # adds the /usr/bin wrappers).
 export PATH="$PATH:/usr/lib/wine"
@@ -54,6 +56,11 @@ t1=$(date +%s.%N)
 
 win() { wine64 "$exe" "$@"; }
 wpath() { echo "Z:$1"; } # wine maps / to drive Z:
+
+for got in "$("$linux" --version)" "$(win --version | tr -d '\r')"; do
+  [ "$got" = "carrel $version" ] || { echo "FAIL: --version says '$got', want 'carrel $version'" >&2; exit 1; }
+done
+echo "carrel.exe --version under wine: carrel $version, as the Linux build"
 
 "$linux" --library "$work/lin" ingest "$work"/pdfs/*.pdf >"$work/lin-ingest.json" 2>"$work/lin-ingest.log"
 winpdfs=()

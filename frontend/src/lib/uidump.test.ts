@@ -30,4 +30,20 @@ describe('startUIDump', () => {
     expect(write).toHaveBeenCalledTimes(2);
     stop();
   });
+
+  it('names the focused element, and sends again when the focus moves', async () => {
+    const write = vi.fn().mockResolvedValue(undefined);
+    (window as unknown as W).go = { app: { UIDump: { Write: write } } };
+    const root = document.createElement('div');
+    root.innerHTML = '<p>Log</p><button data-testid="log-open">Open log folder</button><button>Other</button>';
+    document.body.append(root);
+    Object.defineProperty(root, 'innerText', { get: () => root.textContent ?? '' });
+    const stop = startUIDump(root, 0)!;
+    await vi.waitFor(() => expect(write).toHaveBeenCalledWith('LogOpen log folderOther'));
+    root.querySelector<HTMLButtonElement>('[data-testid="log-open"]')!.focus();
+    await vi.waitFor(() => expect(write).toHaveBeenLastCalledWith('LogOpen log folderOther\nfocus: log-open'));
+    root.querySelectorAll('button')[1].focus(); // no test id: no focus line
+    await vi.waitFor(() => expect(write).toHaveBeenLastCalledWith('LogOpen log folderOther'));
+    stop();
+  });
 });
