@@ -30,8 +30,10 @@ build)
   fi
   export CGO_ENABLED=1 MACOSX_DEPLOYMENT_TARGET=11.0
   go tool task frontend
+  version=$(sed -n 's/.*"productVersion": *"\([^"]*\)".*/\1/p' wails.json) # as Taskfile.yml's VERSION
   # shellcheck disable=SC2086
-  go tool wails build -platform "darwin/$arch" -s -skipbindings -trimpath $tags
+  go tool wails build -platform "darwin/$arch" -s -skipbindings -trimpath $tags \
+    -ldflags "-X main.version=$version"
   app=$(ls -d build/bin/*.app)
   if [ -z "$tags" ]; then
     # Homebrew's libfaiss, libomp and OpenBLAS are dylibs: copy them into the bundle and

@@ -21,13 +21,13 @@ work=$(mktemp -d)
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 apt=($sudo apt-get -o DPkg::Lock::Timeout=900 -y -qq)
-app_pid="" xvfb_pid="" bus_pid=""
+app_pid="" xvfb_pid="" bus_pid="" ours=""
 cleanup() {
   [ -n "$app_pid" ] && kill "$app_pid" 2>/dev/null || true
   [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true
   [ -n "$bus_pid" ] && kill "$bus_pid" 2>/dev/null || true
   wait 2>/dev/null || true
-  if dpkg-query -W -f='${Status}' carrel 2>/dev/null | grep -q "install ok installed"; then
+  if [ -n "$ours" ] && dpkg-query -W -f='${Status}' carrel 2>/dev/null | grep -q "install ok installed"; then
     "${apt[@]}" remove carrel >/dev/null 2>&1 || true
   fi
   rm -rf "$work"
@@ -44,7 +44,14 @@ library=$XDG_CONFIG_HOME/Carrel/library
 log=$XDG_STATE_HOME/carrel/carrel.log
 export CARREL_UI_DUMP=$work/ui.txt
 
+# A Carrel the machine's owner installed is not this test's to replace and remove.
+if dpkg-query -W -f='${Status}' carrel 2>/dev/null | grep -q "install ok installed"; then
+  echo "FAIL: a carrel package is already installed here ($(dpkg-query -W -f='${Version}' carrel)); the test installs and removes its own: remove it first" >&2
+  exit 1
+fi
+
 # 1. Install. apt resolves the declared runtime dependencies.
+ours=1
 "${apt[@]}" install --no-install-recommends "$deb" >/dev/null
 [ "$(command -v carrel)" = /usr/bin/carrel ] || fail "carrel is not /usr/bin/carrel after install: $(command -v carrel)"
 files=$(dpkg -L carrel)
