@@ -10,8 +10,9 @@ import (
 )
 
 // answer retrieves passages for question within docIDs and streams the answer from m,
-// with the user's memories (about) in the prompt.
-func (a *Asker) answer(ctx context.Context, emb Embedding, m Model, question string, docIDs, about []string, fn func(Event) error) (*chat.Answer, error) {
+// with the user's memories (about) in the prompt. asked is the question as typed when
+// question is its standalone rewrite ("" when the same).
+func (a *Asker) answer(ctx context.Context, emb Embedding, m Model, question, asked string, docIDs, about []string, fn func(Event) error) (*chat.Answer, error) {
 	passages, err := a.co.Search(ctx, question, docIDs)
 	if err != nil {
 		return nil, err
@@ -28,7 +29,7 @@ func (a *Asker) answer(ctx context.Context, emb Embedding, m Model, question str
 		}
 	}
 	set := a.co.Settings()
-	req := chat.Request{Question: question, Passages: passages, Searched: len(titles), SearchedTitles: titles, MaxTokens: set.MaxTokens,
+	req := chat.Request{Question: question, Asked: asked, Passages: passages, Searched: len(titles), SearchedTitles: titles, MaxTokens: set.MaxTokens,
 		Model: m.Provider, ModelName: m.Name, NumCtx: m.NumCtx, NoModelReason: m.Reason, KeepAlive: set.KeepAlive, Tokens: m.tokens,
 		AboutUser: about}
 	if fn == nil {

@@ -121,6 +121,14 @@ func (a *Asker) prepare(ctx context.Context, question string, opt Options, fn fu
 	return r, nil
 }
 
+// asked is the question as typed when the standalone question is a rewrite of it.
+func (r *run) asked() string {
+	if r.standalone == r.question {
+		return ""
+	}
+	return r.question
+}
+
 // cacheScope decides whether the answer cache applies (a model answers and the cache is
 // on) and reads the scope it is keyed by.
 func (r *run) cacheScope(ctx context.Context) {
@@ -162,7 +170,7 @@ func (r *run) produce(ctx context.Context) (ans *chat.Answer, err, abort error) 
 		}
 	}
 	if r.hit == nil {
-		ans, err = r.a.answer(ctx, r.emb, r.m, r.standalone, r.sess.DocIDs, r.about, r.event)
+		ans, err = r.a.answer(ctx, r.emb, r.m, r.standalone, r.asked(), r.sess.DocIDs, r.about, r.event)
 		return ans, err, nil
 	}
 	// No model in the loop: the saved answer, as if streamed in one piece.

@@ -29,7 +29,7 @@ func (a *Asker) AnswerOnce(ctx context.Context, question string, docIDs []string
 	if m.Local {
 		m.tokens = a.estimator(m.Name)
 	}
-	ans, err := a.answer(ctx, emb, m, question, docIDs, a.memory.About(ctx), fn)
+	ans, err := a.answer(ctx, emb, m, question, "", docIDs, a.memory.About(ctx), fn)
 	if ans != nil {
 		ans.Usage.CostUSD = m.cost(ans.Usage)
 		ans.Warning = m.Warning

@@ -80,6 +80,12 @@ type Event struct {
 // Request is one question.
 type Request struct {
 	Question string
+	// Asked is the question as the user typed it when Question is a rewrite of it (a
+	// follow-up made standalone); "" when they are the same. A no-model answer judges and
+	// windows its passages by the words asked: "exam tips" after a question about
+	// bufio.Scanner retrieves with the earlier question attached, but a bufio passage is
+	// not a close match for it.
+	Asked    string
 	Passages []Passage // retrieved, best first, numbered from 1
 	// Model is the chat model; nil means no model is available and NoModelReason says why.
 	Model         llm.Provider
@@ -184,7 +190,11 @@ func Respond(ctx context.Context, req Request, fn func(Event) error) (*Answer, e
 // quote is the window of its passage around the question's words (see MatchWindow), and
 // passages from Markdown sources keep their lines, for the app to render them.
 func passagesAnswer(req Request) *Answer {
-	terms := QuestionTerms(req.Question)
+	terms := QuestionTerms(req.Asked)
+	if len(terms) == 0 {
+		// "Why?": the asked words carry nothing; the rewrite's do.
+		terms = QuestionTerms(req.Question)
+	}
 	var closeP, relatedP []Passage
 	for _, p := range req.Passages {
 		p.Strength = MatchStrength(p.Text, terms)

@@ -11,7 +11,7 @@ import (
 type Strength string
 
 const (
-	StrengthClose   Strength = "close"   // holds at least half of the question's content words
+	StrengthClose   Strength = "close"   // holds at least half of the question's content words, and two when it has two
 	StrengthRelated Strength = "related" // holds fewer
 )
 
@@ -108,7 +108,9 @@ func MatchStrength(text string, terms map[string]bool) Strength {
 			have[w.term] = true
 		}
 	}
-	if float64(len(have)) >= CloseCoverage*float64(len(terms)) && len(have) > 0 {
+	// Half the words, and two of them when the question has two or more: a passage that
+	// shares one word with "exam tips" (Walden's "tip-toe") is not a close match.
+	if float64(len(have)) >= CloseCoverage*float64(len(terms)) && len(have) >= min(2, len(terms)) {
 		return StrengthClose
 	}
 	return StrengthRelated

@@ -88,6 +88,17 @@ func TestMatchStrength(t *testing.T) {
 	if got := MatchStrength(related, terms); got != StrengthRelated {
 		t.Errorf("strength of the index page = %s", got)
 	}
+	// Two words asked: one of them is half, but not a close match.
+	two := QuestionTerms("exam tips")
+	if got := MatchStrength("what we have to stand on tip-toe to", two); got != StrengthRelated {
+		t.Errorf("one word of two ('tip-toe' for 'exam tips') = %s", got)
+	}
+	if got := MatchStrength("## Exam tips\n- Bring two pens", two); got != StrengthClose {
+		t.Errorf("both words = %s", got)
+	}
+	if got := MatchStrength("Cells and tissues.", QuestionTerms("tissues")); got != StrengthClose {
+		t.Errorf("the one word of a one-word question = %s", got)
+	}
 }
 
 // verifies a no-model answer puts close matches under their heading before possibly
@@ -136,5 +147,40 @@ func TestPassagesAnswerGroups(t *testing.T) {
 	ans, _ = Respond(context.Background(), Request{Question: "zebra crossing rules", Passages: ps[:1], NoModelReason: "none"}, func(Event) error { return nil })
 	if !strings.HasPrefix(ans.Text, "Nothing in your documents matched this question closely") || strings.Contains(ans.Text, "####") {
 		t.Errorf("weak-only answer: %q", ans.Text)
+	}
+}
+
+// verifies a no-model answer to a short question rewritten as a follow-up ("exam tips"
+// after a question about bufio.Scanner) judges its passages by the words asked: the
+// passages retrieved for the earlier question are only possibly related, the note that
+// holds the asked words is the close match, shown first.
+func TestPassagesAnswerJudgesByAskedWords(t *testing.T) {
+	ps := []Passage{
+		{N: 1, DocTitle: "The Go Programming Language", Page: 28, Text: "Onward to the bufio package. One of its most useful features is a type called Scanner that reads input and breaks it into lines or words."},
+		{N: 2, DocTitle: "Biology revision", DocPath: "/home/s/exam-notes.md", Text: "## Exam tips\n\n- Be ready early\n- Sleep well the night before the exam"},
+	}
+	asked := "exam tips"
+	rewritten := FallbackRewrite(asked, []Turn{{Question: "How does bufio.Scanner read lines?"}})
+	if rewritten == asked {
+		t.Fatalf("the fallback did not treat %q as a follow-up (the case this test is about)", asked)
+	}
+	ans, err := Respond(context.Background(), Request{Question: rewritten, Asked: asked, Passages: ps, NoModelReason: "none"}, func(Event) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Citations[0].DocTitle != "Biology revision" || ans.Citations[0].Strength != StrengthClose {
+		t.Errorf("first source %q (%s), want the exam note as the close match", ans.Citations[0].DocTitle, ans.Citations[0].Strength)
+	}
+	if ans.Citations[1].Strength != StrengthRelated {
+		t.Errorf("the bufio passage is %s for %q, want related", ans.Citations[1].Strength, asked)
+	}
+	// Judged by the rewrite alone, the bufio passage holds 4 of its 6 words: close.
+	if MatchStrength(ps[0].Text, QuestionTerms(rewritten)) != StrengthClose {
+		t.Errorf("the control: the rewrite's words make the bufio passage close")
+	}
+	// A follow-up with no words of its own ("Why?") is judged by the rewrite.
+	ans, _ = Respond(context.Background(), Request{Question: "Why? (following up on: How does bufio.Scanner read lines?)", Asked: "Why?", Passages: ps[:1], NoModelReason: "none"}, func(Event) error { return nil })
+	if ans.Citations[0].Strength != StrengthClose {
+		t.Errorf("'Why?' after the bufio question: the bufio passage is %s", ans.Citations[0].Strength)
 	}
 }

@@ -35,10 +35,24 @@ const tests = [
       writeFileSync(note, '# Biology revision\n\nCells, tissues and organs.\n\n## Exam tips\n\n- Be ready early and read every question twice\n- Sleep well the night before the exam\n- Bring two pens\n');
       const empty = join(dir, 'empty-notes.pdf');
       writeFileSync(empty, '');
+      // A photo saved with a .pdf name: a real PNG (ImageMagick), 64×64.
       const broken = join(dir, 'lecture.pdf');
-      writeFileSync(broken, '%PDF-1.7\nthis is not a PDF at all\n');
+      execFileSync('convert', ['-size', '64x64', 'xc:steelblue', `png:${broken}`]);
       try {
-        return await ctx.inBrowser((page) => firstHourFlow({ page, url: carrel.url, pdf: ctx.pdf, note, empty, broken }), carrel);
+        return await ctx.inBrowser(
+          (page) =>
+            firstHourFlow({
+              page,
+              url: carrel.url,
+              // The whole book (249 pages) and the Go book's first chapter, as a student adds them.
+              pdf: pdfcpuTestdata('WaldenFull.pdf'),
+              gopdf: pdfcpuTestdata('TheGoProgrammingLanguageCh1.pdf'),
+              note,
+              empty,
+              broken,
+            }),
+          carrel,
+        );
       } finally {
         await carrel.stop();
       }

@@ -176,3 +176,45 @@ describe('math and code', () => {
     for (const n of el.querySelectorAll('[class]')) expect(n.className).toMatch(/^(katex|hljs|math-)/);
   });
 });
+
+describe('whole passages of a no-model answer', () => {
+  const walden = cite(1, {
+    doc_path: '/lib/walden.pdf',
+    text: 'Solitude. This is a delicious evening,\nwhen the whole body is one sense. I find it wholesome to be alone the greater part of the time. To be in company is soon wearisome.',
+  });
+  const note = cite(2, { doc_path: '/notes/exam.md', text: '# Biology\n\nCells.\n\n## Exam tips\n\n- Be ready early\n- Bring two pens' });
+  const md = '#### Close matches\n\n**Walden**, page 3\n\n> … I find it wholesome to be alone the greater part of the time. … [1]\n\n**Biology**\n\n> ## Exam tips\n> \n> - Be ready early … [2]';
+  const terms = new Set(['wholesom', 'alon', 'exam', 'tip']);
+
+  it('offers the whole passage under each excerpt, and shows it when asked', () => {
+    const el = dom(renderAnswer(md, [walden, note], terms));
+    const toggles = [...el.querySelectorAll<HTMLButtonElement>('button[data-whole]')];
+    expect(toggles.map((b) => [b.dataset.whole, b.getAttribute('aria-expanded'), b.closest('blockquote') !== null])).toEqual([
+      ['1', 'false', true],
+      ['2', 'false', true],
+    ]);
+    const open = dom(renderAnswer(md, [walden, note], terms, new Set([1])));
+    const q = open.querySelectorAll('blockquote')[0];
+    expect(q.textContent).toContain('Solitude. This is a delicious evening, when the whole body is one sense.');
+    expect(q.textContent).not.toContain('…');
+    expect([...q.querySelectorAll('mark.match')].map((m) => m.textContent)).toEqual(['wholesome', 'alone']);
+    expect(q.querySelector('button.cite')?.getAttribute('data-cite')).toBe('1');
+    expect(q.querySelector('button[data-whole]')?.textContent).toBe('Show the excerpt');
+    // The other quote is still its excerpt.
+    expect(open.querySelectorAll('blockquote')[1].textContent).not.toContain('Bring two pens');
+  });
+
+  it('renders a Markdown source\'s whole passage as Markdown', () => {
+    const el = dom(renderAnswer(md, [walden, note], terms, new Set([2])));
+    const q = el.querySelectorAll('blockquote')[1];
+    expect([...q.querySelectorAll('h1, h2')].map((h) => h.textContent)).toEqual(['Biology', 'Exam tips']);
+    expect([...q.querySelectorAll('li')].map((li) => li.textContent?.trim())).toEqual(['Be ready early', expect.stringContaining('Bring two pens')]);
+    expect(q.textContent).not.toContain('##');
+  });
+
+  it('offers nothing for a quote that is its whole passage, nor in model answers', () => {
+    const short = cite(1, { text: 'Bring two pens.' });
+    expect(dom(renderAnswer('> Bring two pens. [1]', [short], terms)).querySelector('button[data-whole]')).toBeNull();
+    expect(dom(renderAnswer(md, [walden, note])).querySelector('button[data-whole]')).toBeNull();
+  });
+});

@@ -261,15 +261,69 @@ export function linkCitations(root: ParentNode & Node, citations: Citation[]): n
   return made;
 }
 
+/** Whether a source is a Markdown file (its passages keep their lines when quoted). */
+export function isMarkdownSource(path: string): boolean {
+  return /\.(md|markdown|mdown|mkd)$/i.test(path ?? '');
+}
+
+/**
+ * A no-model answer's quotes (`> …window… [n]`, one block each) with the quotes of the
+ * citations in `whole` replaced by their whole passage: the excerpt shows why a passage
+ * was picked, the whole passage is a click away.
+ */
+export function wholeQuotes(md: string, citations: Citation[], whole: ReadonlySet<number>): string {
+  if (!whole.size) return md;
+  const byN = citationIndex(citations);
+  return md
+    .split(/\n{2,}/)
+    .map((block) => {
+      const m = /^> [\s\S]*\[(\d{1,3})\]$/.exec(block);
+      const c = m && whole.has(Number(m[1])) ? byN.get(Number(m[1])) : undefined;
+      if (!c) return block;
+      const body = isMarkdownSource(c.doc_path)
+        ? c.text.trim().split('\n').join('\n> ')
+        : c.text.split(/\s+/).filter(Boolean).join(' ');
+      return `> ${body} [${m![1]}]`;
+    })
+    .join('\n\n');
+}
+
+/**
+ * Adds to each quote that is an excerpt (it starts or ends with "…") a button showing its
+ * whole passage, or, for the quotes in `whole`, one showing the excerpt again.
+ */
+function addWholeToggles(root: DocumentFragment, whole: ReadonlySet<number>): void {
+  for (const q of root.querySelectorAll('blockquote')) {
+    const marker = [...q.querySelectorAll<HTMLElement>('button.cite')].pop();
+    if (!marker) continue;
+    const n = Number(marker.dataset.cite);
+    const text = (q.textContent ?? '').trim();
+    const open = whole.has(n);
+    if (!open && !text.startsWith('…') && !/…\s*\d*$/.test(text)) continue;
+    const b = root.ownerDocument.createElement('button');
+    b.type = 'button';
+    b.className = 'whole';
+    b.dataset.whole = String(n);
+    b.dataset.testid = 'whole-passage';
+    b.setAttribute('aria-expanded', String(open));
+    b.textContent = open ? 'Show the excerpt' : 'Show the whole passage';
+    q.append(b);
+  }
+}
+
 /**
  * The full pipeline: Markdown → sanitised HTML → citation buttons, and, when `terms` are
- * given (a no-model answer's quoted passages), the question's words marked. Returns HTML.
+ * given (a no-model answer's quoted passages), the question's words marked and each
+ * excerpt's whole passage a click away (`whole`: the citations shown whole). Returns HTML.
  */
-export function renderAnswer(md: string, citations: Citation[], terms?: Set<string>): string {
-  const html = renderMarkdown(md);
+export function renderAnswer(md: string, citations: Citation[], terms?: Set<string>, whole: ReadonlySet<number> = new Set()): string {
+  const html = renderMarkdown(terms ? wholeQuotes(md, citations, whole) : md);
   const tpl = document.createElement('template');
   tpl.innerHTML = html;
   linkCitations(tpl.content, citations);
-  if (terms) markTerms(tpl.content, terms);
+  if (terms) {
+    markTerms(tpl.content, terms);
+    addWholeToggles(tpl.content, whole);
+  }
   return tpl.innerHTML;
 }
