@@ -131,6 +131,8 @@ export async function onlineFlow({ page, url, sites }) {
   await page.keyboard.press('Control+,');
   const section = page.locator('[data-testid=online-settings]');
   await section.waitFor({ timeout: 10_000 });
+  // The list is read when the panel opens: wait for it (allTextContents does not).
+  await section.locator('[data-testid=online-host]').first().waitFor({ timeout: 10_000 });
   const hosts = await section.locator('[data-testid=online-host]').allTextContents();
   assert(hosts.some((h) => h.includes(sites.url.replace('http://', ''))) && hosts.some((h) => h.includes('hacker-news.firebaseio.com:443')), `the hosts contacted are listed (${hosts.join(' | ')})`);
   await page.uncheck('[data-testid=online-enabled]');
