@@ -46,8 +46,8 @@ const squash = (s) => (s ?? '').normalize('NFKC').toLowerCase().replace(/[^\p{L}
  * from the CSS the browser applied, in the theme shown. Disabled controls are exempt (as
  * in WCAG); the PDF page (pdf.js's invisible text layer over the canvas) is skipped.
  */
-async function contrastProblems(page) {
-  return page.evaluate(() => {
+async function contrastProblems(page, root = 'body') {
+  return page.evaluate((root) => {
     const parse = (c) => {
       let m = /^rgba?\(([^)]+)\)$/.exec(c);
       if (m) {
@@ -114,7 +114,7 @@ async function contrastProblems(page) {
         out.push(`${name(el)}${text ? '' : ' (placeholder)'}: ${r.toFixed(2)}:1 < ${need} (${color} on rgb(${bg.slice(0, 3).map(Math.round)}))`);
       }
     };
-    for (const el of document.querySelectorAll('body *')) {
+    for (const el of document.querySelectorAll(`${root} *`)) {
       if (el.closest('[data-testid=viewer-page], [aria-hidden=true], svg, :disabled, [inert]')) continue;
       const r = el.getBoundingClientRect();
       if (!r.width || !r.height || r.bottom < 0 || r.top > innerHeight || r.right < 0 || r.left > innerWidth) continue;
@@ -127,7 +127,13 @@ async function contrastProblems(page) {
       if (own) check(el, cs.color, true, cs);
     }
     return out;
-  });
+  }, root);
+}
+
+/** Asserts AA contrast of the texts under root (see contrastProblems). */
+async function assertContrast(page, what, root = 'body') {
+  const problems = await contrastProblems(page, root);
+  assert(problems.length === 0, `text contrast AA (${what}):\n  ${problems.join('\n  ')}`);
 }
 
 /**
@@ -172,6 +178,7 @@ export async function firstHourFlow({ page, url, pdf, gopdf, note, empty, broken
   assert((await notice.count()) === 1, 'one search-mode notice');
   assert((await page.locator('[data-testid=models]').count()) === 0, 'no unavailable model names in the header');
   assert((await page.locator('[data-testid=setup-card]').count()) === 0, 'no second setup card in the chat');
+  await assertContrast(page, 'the first screen, its notice');
   await page.click('[data-testid=setup-models]');
   await page.locator('[data-testid=settings]').waitFor();
   // Not installed here: install steps for this system, no terminal-only advice.
@@ -179,6 +186,7 @@ export async function firstHourFlow({ page, url, pdf, gopdf, note, empty, broken
   await steps.waitFor({ timeout: 15_000 });
   assert((await steps.getAttribute('data-os')) === 'linux', 'steps for this system first');
   assert((await steps.locator('ol li').count()) >= 2, 'numbered install steps');
+  await assertContrast(page, 'settings with the install steps', '[data-testid=settings]');
   await page.keyboard.press('Escape');
   await page.click('[data-testid=mode-notice-dismiss]');
   await notice.waitFor({ state: 'detached' });
@@ -323,8 +331,7 @@ export async function firstHourFlow({ page, url, pdf, gopdf, note, empty, broken
   await screenshot(page, 'first-2-answers');
   // 8. Every text on screen (library, notice-free header, answers with marked words,
   // the question box and its hint) meets AA in the light theme.
-  const light = await contrastProblems(page);
-  assert(light.length === 0, `text contrast AA (light):\n  ${light.join('\n  ')}`);
+  await assertContrast(page, 'answers, library, question box; light');
 
   // 8. Focus on a marker out of view opens its own card, at it.
   // The chat scrolled to its end: the first answer's markers are out of view.
@@ -406,6 +413,7 @@ export async function firstHourFlow({ page, url, pdf, gopdf, note, empty, broken
   const help = page.locator('[data-testid=shortcuts-help]');
   await help.waitFor();
   assert((await help.locator('kbd').count()) >= 8, 'the shortcut list');
+  await assertContrast(page, 'the shortcuts', '[data-testid=shortcuts-help]');
   await page.keyboard.press('Escape');
   await help.waitFor({ state: 'hidden' });
   await page.click('[data-testid=help-button]');
@@ -423,6 +431,7 @@ export async function firstHourFlow({ page, url, pdf, gopdf, note, empty, broken
   assert(/Questions asked/.test(firstTiles[0]) && firstTiles.some((t) => /Study sessions/.test(t)), `student figures lead (${firstTiles})`);
   const [student, engine] = [await page.locator('[data-testid=stats-student]').boundingBox(), await page.locator('[data-testid=stats-engine]').boundingBox()];
   assert(engine.y > student.y, 'engine figures below');
+  await assertContrast(page, 'the stats view', '[data-testid=stats]');
   await page.keyboard.press('Escape');
 
   // 8. Theme: system → light → dark → system; the text colours keep AA in each.
@@ -439,8 +448,11 @@ export async function firstHourFlow({ page, url, pdf, gopdf, note, empty, broken
   await badge.waitFor();
   assert((await page.evaluate(() => document.documentElement.dataset.theme)) === 'dark', 'the theme is remembered');
   await page.locator('[data-testid=document]').first().waitFor();
-  const dark = await contrastProblems(page);
-  assert(dark.length === 0, `text contrast AA (dark):\n  ${dark.join('\n  ')}`);
+  await assertContrast(page, 'dark');
+  await page.keyboard.press('Control+,');
+  await page.locator('[data-testid=chunk-advanced]').waitFor();
+  await assertContrast(page, 'settings; dark', '[data-testid=settings]');
+  await page.keyboard.press('Escape');
   await screenshot(page, 'first-4-dark');
   return { marked: marked.length, groups, wider, theme: seen };
 }
