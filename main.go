@@ -12,6 +12,7 @@ import (
 
 	"github.com/carrel-app/carrel/app"
 	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/envconfig"
 	"github.com/carrel-app/carrel/backend/logfile"
 	"github.com/carrel-app/carrel/cli"
 )
@@ -23,6 +24,8 @@ var dist embed.FS
 var version = "dev"
 
 func main() {
+	// Before anything starts a goroutine or a child: no child inherits the API keys.
+	envconfig.HoldKeys()
 	attachConsole()
 	assets, _ := fs.Sub(dist, "frontend/dist")
 	cfg, code, err := cli.Run(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Assets: assets, Version: version})

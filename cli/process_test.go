@@ -2,9 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/envconfig"
 	"github.com/carrel-app/carrel/internal/testcorpus"
 )
 
@@ -22,6 +25,7 @@ import (
 // as main does, so these tests drive real processes (signals, locks, exit codes).
 func TestMain(m *testing.M) {
 	if os.Getenv("CARREL_TEST_MAIN") == "1" {
+		envconfig.HoldKeys() // as main does
 		assets := fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>Carrel</title>")}}
 		_, code, err := Run(os.Args[1:], Env{Stdout: os.Stdout, Stderr: os.Stderr, Assets: assets})
 		if err != nil {
@@ -201,4 +205,84 @@ func TestCommandsStopOnSignal(t *testing.T) {
 			t.Logf("%s did not wind down by itself within %s; the process was ended", c.args[2], stopGrace)
 		}
 	}
+}
+
+// verifies that the programs Carrel starts do not inherit the cloud API keys set in its
+// environment (issue 14, item 4): with both keys exported, an ingest of a recording runs
+// ffmpeg (through a wrapper that records its environment and then runs the real ffmpeg),
+// and the recorded environment holds neither key; the keys still work: an answer through
+// OpenAI (a local server speaking its wire format, checking the key) is given.
+func TestChildrenGetNoKeys(t *testing.T) {
+	ffmpeg, err := exec.LookPath("ffmpeg")
+	if err != nil {
+		t.Fatal("ffmpeg is needed (go tool task setup:test installs it)")
+	}
+	dir := t.TempDir()
+	dump := filepath.Join(dir, "ffmpeg.env")
+	wrapper := filepath.Join(dir, "ffmpeg")
+	script := fmt.Sprintf("#!/bin/sh\nenv >> %q\nexec %q \"$@\"\n", dump, ffmpeg)
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wav := filepath.Join(dir, "tone.wav")
+	if err := os.WriteFile(wav, toneWAV(2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	openaiKey, anthropicKey := "sk-proj-CHILDtest0123456789abcdefWXYZ", "sk-ant-api03-CHILDtest9876543210wxyz"
+	want := openaiKey
+	cloud := cloudDouble(t, "openai", &want)
+	lib := t.TempDir()
+	cfg := fmt.Sprintf(`{"provider": "openai", "openai_base_url": %q}`, cloud.URL+"/v1")
+	if err := os.WriteFile(filepath.Join(lib, "config.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"OPENAI_API_KEY=" + openaiKey, "ANTHROPIC_API_KEY=" + anthropicKey, "CARREL_FFMPEG=" + wrapper}
+	p := startCarrel(t, env, "--library", lib, "--ollama-host", "127.0.0.1:9", "ingest", wav)
+	p.wait(t, 3*time.Minute) // a tone has no words: the recording may fail; ffmpeg ran either way
+	got, err := os.ReadFile(dump)
+	if err != nil {
+		t.Fatalf("ffmpeg was not run (%v)\nstderr:\n%s", err, p.stderr)
+	}
+	if !strings.Contains(string(got), "PATH=") {
+		t.Fatalf("the wrapper recorded no environment: %q", got)
+	}
+	for _, key := range []string{openaiKey, anthropicKey} {
+		if strings.Contains(string(got), key[8:len(key)-4]) {
+			t.Fatalf("ffmpeg, started by Carrel, inherited the API key ending %s", key[len(key)-4:])
+		}
+	}
+	note := filepath.Join(dir, "walden.md")
+	os.WriteFile(note, []byte("# Walden\n\nThoreau planted beans by Walden Pond.\n"), 0o644)
+	if code := startCarrel(t, env, "--library", lib, "--ollama-host", "127.0.0.1:9", "ingest", note).wait(t, time.Minute); code != 0 {
+		t.Fatalf("ingest the note: exit %d", code)
+	}
+	p = startCarrel(t, env, "--library", lib, "--ollama-host", "127.0.0.1:9", "ask", "--json", "What did Thoreau plant?")
+	if code := p.wait(t, time.Minute); code != 0 || !strings.Contains(p.stdout.String(), "beans") {
+		t.Fatalf("ask through OpenAI with the key from the environment: exit %d\n%s\n%s", code, p.stdout, p.stderr)
+	}
+	t.Logf("ffmpeg ran %d times without the keys; the answer came through OpenAI with the key held in memory", strings.Count(string(got), "PATH="))
+}
+
+// toneWAV is secs seconds of a 440 Hz tone, 16 kHz mono 16-bit PCM.
+func toneWAV(secs int) []byte {
+	const rate = 16000
+	n := rate * secs
+	var b bytes.Buffer
+	le := func(v any) { binary.Write(&b, binary.LittleEndian, v) }
+	b.WriteString("RIFF")
+	le(uint32(36 + 2*n))
+	b.WriteString("WAVEfmt ")
+	le(uint32(16))
+	le(uint16(1))
+	le(uint16(1))
+	le(uint32(rate))
+	le(uint32(2 * rate))
+	le(uint16(2))
+	le(uint16(16))
+	b.WriteString("data")
+	le(uint32(2 * n))
+	for i := range n {
+		le(int16(8000 * math.Sin(2*math.Pi*440*float64(i)/rate)))
+	}
+	return b.Bytes()
 }

@@ -72,10 +72,14 @@ printf '[Default Applications]\ninode/directory=files.desktop\n' >"$work/config/
 
 dump=$work/ui.txt
 logdir=$work/state/carrel
+# Keys in the app's environment, as a user who exports them has: none of the processes
+# the app starts (WebKit's) may inherit them (envconfig.HoldKeys; checked in no_listener).
+openai_key=sk-window-test-openai-$RANDOM$RANDOM anthropic_key=sk-ant-window-test-$RANDOM$RANDOM
 launch() {
   rm -f "$dump"
   HOME=$work XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/share XDG_STATE_HOME=$work/state \
-    GTK_THEME=Adwaita CARREL_UI_DUMP=$dump "$bin" "${flags[@]}" >"$work/app.log" 2>&1 &
+    GTK_THEME=Adwaita CARREL_UI_DUMP=$dump OPENAI_API_KEY=$openai_key ANTHROPIC_API_KEY=$anthropic_key \
+    "$bin" "${flags[@]}" >"$work/app.log" 2>&1 &
   app_pid=$!
   win=""
   for _ in $(seq 60); do
@@ -190,6 +194,17 @@ no_listener() {
   done
   [ -z "$found" ] || { echo "FAIL: the desktop app listens on TCP ($found)" >&2; exit 1; }
   echo "window test: no TCP listener in the app's $(wc -w <<<"$(tr ' ' '\n' <<<"$pids" | sort -u)") processes"
+  local children=0
+  for p in $(tr ' ' '\n' <<<"$pids" | sort -u); do
+    [ "$p" = "$app_pid" ] && continue
+    children=$((children + 1))
+    if tr '\0' '\n' </proc/"$p"/environ 2>/dev/null | grep -qe "$openai_key" -e "$anthropic_key"; then
+      echo "FAIL: process $p ($(cat /proc/"$p"/comm)) of the app inherited an API key" >&2
+      exit 1
+    fi
+  done
+  ((children > 0)) || { echo "FAIL: the app started no process to check for keys" >&2; exit 1; }
+  echo "window test: no API key in the environment of the app's $children child processes"
 }
 
 # 1. An empty library: the panes, then the settings and the empty stats view.

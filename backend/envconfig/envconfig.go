@@ -11,6 +11,7 @@ package envconfig
 import (
 	"os"
 	"strings"
+	"sync"
 )
 
 // Var describes one environment variable.
@@ -96,10 +97,44 @@ func OllamaTuneOff() bool { return strings.EqualFold(get(OllamaTuneVar), "off") 
 // "anthropic": ANTHROPIC_API_KEY); the OS keyring is asked first (backend/llm). "" for an
 // unknown provider or an unset variable.
 func APIKey(provider string) string {
-	if name := APIKeyVar(provider); name != "" {
-		return strings.TrimSpace(get(name))
+	name := APIKeyVar(provider)
+	if name == "" {
+		return ""
 	}
-	return ""
+	heldMu.Lock()
+	k, ok := held[name]
+	heldMu.Unlock()
+	if ok {
+		return k
+	}
+	return strings.TrimSpace(get(name))
+}
+
+var (
+	heldMu sync.Mutex
+	// held are the API keys HoldKeys took out of the environment, by variable.
+	held map[string]string
+)
+
+// HoldKeys moves the cloud API keys from the process environment into memory: [APIKey]
+// still returns them, but no child process inherits them. Every program Carrel starts
+// (Ollama, Tesseract, ffmpeg, the recognisers, the browser xdg-open opens, WebKit's
+// helper processes) would otherwise carry them in an environment other programs of the
+// user can read (ps e, /proc/PID/environ), some for longer than Carrel runs. main calls
+// it first thing, before any goroutine or child starts; os.Unsetenv is not safe beside
+// concurrent environment reads in C code.
+func HoldKeys() {
+	heldMu.Lock()
+	defer heldMu.Unlock()
+	if held == nil {
+		held = map[string]string{}
+	}
+	for _, name := range []string{OpenAIKeyVar, AnthropicKeyVar} {
+		if v, ok := os.LookupEnv(name); ok {
+			held[name] = strings.TrimSpace(v)
+			os.Unsetenv(name)
+		}
+	}
 }
 
 // APIKeyVar is the variable holding a provider's key, or "" for an unknown provider.
@@ -157,7 +192,7 @@ func Language() string {
 func All() []Var {
 	hidden := func(name string) func() string {
 		return func() string {
-			if get(name) == "" {
+			if get(name) == "" && APIKey(strings.ToLower(strings.TrimSuffix(name, "_API_KEY"))) == "" {
 				return ""
 			}
 			return "(set)"

@@ -1,6 +1,8 @@
 package envconfig
 
 import (
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -58,4 +60,33 @@ func TestSettings(t *testing.T) {
 			}
 		}
 	})
+}
+
+// verifies HoldKeys: the keys leave the environment (a child started afterwards does not
+// inherit them) and APIKey still returns them, trimmed; All still says they are set.
+func TestHoldKeys(t *testing.T) {
+	t.Setenv(OpenAIKeyVar, " sk-held-openai\n")
+	t.Setenv(AnthropicKeyVar, "sk-ant-held")
+	t.Cleanup(func() { heldMu.Lock(); held = nil; heldMu.Unlock() })
+	HoldKeys()
+	for _, name := range []string{OpenAIKeyVar, AnthropicKeyVar} {
+		if v, ok := os.LookupEnv(name); ok {
+			t.Errorf("%s is still in the environment: %q", name, v)
+		}
+	}
+	out, err := exec.Command("env").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "sk-held") || strings.Contains(string(out), "sk-ant-held") {
+		t.Fatalf("a child started after HoldKeys has a key in its environment:\n%s", out)
+	}
+	if APIKey("openai") != "sk-held-openai" || APIKey("anthropic") != "sk-ant-held" {
+		t.Fatalf("held keys: %q %q", APIKey("openai"), APIKey("anthropic"))
+	}
+	for _, v := range All() {
+		if (v.Name == OpenAIKeyVar || v.Name == AnthropicKeyVar) && v.Value() != "(set)" {
+			t.Errorf("All shows %s as %q, want (set)", v.Name, v.Value())
+		}
+	}
 }
