@@ -298,3 +298,90 @@ func TestOllamaFrozen(t *testing.T) {
 		t.Fatalf("after thawing: %d waiting, %d vectors for %d chunks", st.Pending, st.Vectors, st.Chunks)
 	}
 }
+
+// verifies the Stop button against an Ollama that accepts connections but never answers
+// (frozen with SIGSTOP), and the time-out when nobody presses it: a question asked while
+// it is frozen from the start returns within a second of being cancelled, saving nothing
+// as an answer; one cancelled while the answer streams returns as promptly with the part
+// that arrived kept in its session; and with no cancel the stall timeout (3 s here) ends
+// a question to a frozen Ollama in a bounded time, with an answer from the passages or an
+// error saying Ollama stopped answering.
+func TestOllamaFrozenCancel(t *testing.T) {
+	const stall = 3 * time.Second
+	srv := own(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := longAnswers(config(filepath.Join(dir, "lib"), srv.Host))
+	cfg.OllamaStallSeconds = int(stall / time.Second)
+	eng := open(t, cfg)
+	defer eng.Close()
+	if r, err := eng.IngestFile(ctx, note(t, dir, "cabin", 8), nil); err != nil || r.Status != engine.Inserted {
+		t.Fatalf("ingest: %+v %v", r, err)
+	}
+
+	// Frozen before the question: the request is accepted by the kernel and never answered.
+	srv.Signal(syscall.SIGSTOP)
+	cctx, cancel := context.WithCancel(ctx)
+	time.AfterFunc(time.Second, cancel)
+	began := time.Now()
+	_, err := eng.Asking().Ask(cctx, "What did the cabin cost?", asking.Options{Fresh: true}, nil)
+	if took := time.Since(began); took > time.Second+2*time.Second {
+		t.Fatalf("a question to a frozen Ollama returned %s after it was asked, cancelled at 1 s", took.Round(time.Millisecond))
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled question to a frozen Ollama: want context.Canceled, got %v", err)
+	}
+	t.Logf("cancelled at 1 s while frozen from the start: returned after %s (%v)", time.Since(began).Round(time.Millisecond), err)
+
+	// No one presses Stop: the stall timeout ends it.
+	tctx, tcancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer tcancel()
+	began = time.Now()
+	ans, err := eng.Asking().Ask(tctx, "What did the cabin cost?", asking.Options{Fresh: true}, nil)
+	took := time.Since(began)
+	if tctx.Err() != nil {
+		t.Fatalf("a question to a frozen Ollama hung: %v", err)
+	}
+	if err != nil && !errors.Is(err, llm.ErrStalled) {
+		t.Fatalf("a question to a frozen Ollama: want passages or ErrStalled, got %v", err)
+	}
+	if err == nil && (ans.Mode != chat.ModePassages || ans.Note == "") {
+		t.Fatalf("a question to a frozen Ollama answered without saying why: %+v", ans)
+	}
+	// The question's embedding and the chat each wait one stall at most.
+	if took > 2*stall+20*time.Second {
+		t.Fatalf("a question to a frozen Ollama took %s, want about %s at most", took, 2*stall)
+	}
+	t.Logf("not cancelled: ended after %s (err %v)", took.Round(100*time.Millisecond), err)
+	srv.Signal(syscall.SIGCONT)
+	eng.RefreshStatus()
+
+	// Frozen mid-answer, then Stop: back at once, the part so far kept.
+	var sctx context.Context
+	sctx, cancel = context.WithCancel(ctx)
+	defer cancel()
+	var stoppedAt time.Time
+	fn, got := onFirstToken(func() {
+		srv.Signal(syscall.SIGSTOP)
+		time.AfterFunc(500*time.Millisecond, func() { stoppedAt = time.Now(); cancel() })
+	})
+	ans, err = eng.Asking().Ask(sctx, "What did the cabin cost?", asking.Options{Fresh: true}, fn)
+	back := time.Since(stoppedAt)
+	if stoppedAt.IsZero() || back > 2*time.Second {
+		t.Fatalf("stopped mid-answer while Ollama is frozen: returned %s after Stop (err %v)", back, err)
+	}
+	if got.Len() == 0 {
+		t.Fatal("no token arrived before the freeze")
+	}
+	if ans == nil || ans.SessionID == "" {
+		t.Fatalf("stopped mid-answer: no answer to keep (%+v, %v)", ans, err)
+	}
+	msg := lastMessage(t, eng, ans.SessionID)
+	if msg.Answer == "" || msg.Status == library.MessageDone {
+		t.Fatalf("saved message after Stop: status %q, %d bytes; want the partial answer, not marked done", msg.Status, len(msg.Answer))
+	}
+	t.Logf("stopped mid-answer: back %s after Stop, %d bytes kept as %q (err %v)", back.Round(time.Millisecond), len(msg.Answer), msg.Status, err)
+	srv.Signal(syscall.SIGCONT)
+	eng.Close()
+	consistent(t, cfg)
+}
