@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 )
@@ -33,7 +34,11 @@ func loadWindow(path string, def windowState, minW, minH int) windowState {
 		return def
 	}
 	var w windowState
-	if json.Unmarshal(b, &w) != nil || w.Width < minW || w.Height < minH || w.Width > 16384 || w.Height > 16384 {
+	if err := json.Unmarshal(b, &w); err != nil {
+		slog.Warn("window: the saved size is unreadable; opening at the default size", "file", path, "err", err)
+		return def
+	}
+	if w.Width < minW || w.Height < minH || w.Width > 16384 || w.Height > 16384 {
 		return def
 	}
 	return w

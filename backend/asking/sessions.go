@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 
 	"github.com/carrel-app/carrel/backend/chat"
@@ -110,7 +111,9 @@ func (a *Asker) Session(ctx context.Context, id string) (SessionDetail, error) {
 		d.Messages[i] = SessionMessage{Message: m, Claims: []chat.Claim{}}
 		if src, ok := hits[m.ID]; ok {
 			var from chat.CachedFrom
-			if json.Unmarshal([]byte(src), &from) == nil {
+			if err := json.Unmarshal([]byte(src), &from); err != nil {
+				slog.Warn("sessions: where a cached answer came from is recorded unreadably", "session", id, "message", m.ID, "err", err)
+			} else {
 				d.Messages[i].Cached = &from
 			}
 		}

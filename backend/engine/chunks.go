@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 
@@ -128,8 +129,15 @@ func (e *Engine) rechunk(ctx context.Context, ids []string) (int, error) {
 			src.Pages = append(src.Pages, ingest.Page{Number: i + 1, Text: t})
 		}
 		// An outline in an older form is left out: sections are then "".
-		_ = json.Unmarshal([]byte(d.Outline), &src.Outline)
-		info, _ := e.DocumentInfo(id)
+		if d.Outline != "" {
+			if err := json.Unmarshal([]byte(d.Outline), &src.Outline); err != nil {
+				slog.Warn("re-chunk: the document's outline is unreadable; its passages get no section titles", "doc", id, "title", d.Title, "err", err)
+			}
+		}
+		info, err := e.DocumentInfo(id)
+		if err != nil {
+			slog.Warn("re-chunk: what ingest recorded of the document is unreadable; chunked as a general document", "doc", id, "title", d.Title, "err", err)
+		}
 		parents := treeOf(src, profiles.For(info.DocType))
 		if err := e.dropIndexed(ctx, id); err != nil {
 			return 0, err

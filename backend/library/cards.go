@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 )
@@ -126,7 +127,11 @@ func scanDeck(row interface{ Scan(...any) error }) (Deck, error) {
 	if err := row.Scan(&d.ID, &d.SessionID, &d.Title, &ids, &created, &d.Cards, &d.Due); err != nil {
 		return d, err
 	}
-	if json.Unmarshal([]byte(ids), &d.DocIDs) != nil || d.DocIDs == nil {
+	if err := json.Unmarshal([]byte(ids), &d.DocIDs); err != nil || d.DocIDs == nil {
+		if err != nil {
+			// The deck is still listed; its documents are not known any more.
+			slog.Warn("library: a deck's documents are recorded unreadably", "deck", d.ID, "doc_ids", ids, "err", err)
+		}
 		d.DocIDs = []string{}
 	}
 	d.CreatedAt = time.UnixMilli(created).UTC()

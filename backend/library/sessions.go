@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 )
 
@@ -116,7 +117,11 @@ func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 	if err := row.Scan(&s.ID, &s.Title, &ids, &s.Provider, &s.Model, &created, &updated, &s.Messages, &s.CostUSD); err != nil {
 		return s, err
 	}
-	if json.Unmarshal([]byte(ids), &s.DocIDs) != nil || s.DocIDs == nil {
+	if err := json.Unmarshal([]byte(ids), &s.DocIDs); err != nil || s.DocIDs == nil {
+		if err != nil {
+			// Said out loud: the session's questions now search the whole library.
+			slog.Warn("library: a session's scope is recorded unreadably; it is the whole library", "session", s.ID, "doc_ids", ids, "err", err)
+		}
 		s.DocIDs = []string{}
 	}
 	s.CreatedAt, s.UpdatedAt = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()

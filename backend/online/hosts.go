@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"slices"
@@ -41,10 +42,11 @@ func OpenHostLog(path string) *HostLog {
 	}
 	if b, err := os.ReadFile(path); err == nil {
 		var hosts []Host
-		if json.Unmarshal(b, &hosts) == nil {
-			for _, h := range hosts {
-				l.m[h.Host] = &h
-			}
+		if err := json.Unmarshal(b, &hosts); err != nil {
+			slog.Warn("online: the log of hosts connected to is unreadable; starting it afresh", "file", path, "err", err)
+		}
+		for _, h := range hosts {
+			l.m[h.Host] = &h
 		}
 	}
 	return l
