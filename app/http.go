@@ -259,6 +259,10 @@ func (a *App) serveUpload(w http.ResponseWriter, r *http.Request, limit int64) {
 		return
 	}
 	defer a.ws.Enter()()
+	if err := a.eng().CheckWritable(); err != nil {
+		writeJSON(w, http.StatusConflict, map[string]string{"error": err.Error()})
+		return
+	}
 	dir := a.eng().InboxDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})

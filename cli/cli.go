@@ -177,6 +177,16 @@ func Run(args []string, env Env) (engine.Config, int, error) {
 		return cfg, 1, err
 	}
 	defer eng.Close()
+	// Said before the command's own output: what was repaired at open, and a library
+	// that cannot be changed (status reports both in its own output).
+	if cmd != "status" {
+		for _, n := range eng.Notices() {
+			fmt.Fprintln(env.Stderr, "carrel:", n)
+		}
+		if r := eng.ReadOnlyReason(); r != "" {
+			fmt.Fprintln(env.Stderr, "carrel:", r)
+		}
+	}
 	if err := run(ctx, eng, cmdArgs, env); err != nil {
 		var ue usageError
 		if errors.As(err, &ue) {

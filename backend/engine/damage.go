@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/carrel-app/carrel/backend/index"
 	"github.com/carrel-app/carrel/backend/library"
@@ -108,18 +109,37 @@ func (e *Engine) readOnlyError() error {
 	return fmt.Errorf("%w: %s is on a read-only disk or folder; copy the library somewhere you can write to change it", library.ErrReadOnly, e.cfg.Dir)
 }
 
+// CheckWritable returns nil for a library that can be changed, else the error a change
+// gets (library.ErrReadOnly, naming the folder): for callers that queue work, to refuse
+// at once rather than fail later where the user does not look.
+func (e *Engine) CheckWritable() error {
+	if e.readOnly {
+		return e.readOnlyError()
+	}
+	return nil
+}
+
 // ReadOnly reports whether the library was opened read-only (its folder cannot be
 // written): searching and reading work, changes are refused.
 func (e *Engine) ReadOnly() bool { return e.readOnly }
 
+// Notices are the repairs made when the library was opened (a damaged index set aside
+// and rebuilt from the database), each a sentence for the user; Status carries them too.
+func (e *Engine) Notices() []string { return slices.Clone(e.notices) }
+
+// ReadOnlyReason says what a read-only library means for the user; "" when writable.
+func (e *Engine) ReadOnlyReason() string {
+	if !e.readOnly {
+		return ""
+	}
+	return "This library is on a read-only disk or folder (" + e.cfg.Dir + "): you can search and read your documents, but not add or remove documents or ask (answers are saved in the library). Copy the folder somewhere you can write to change it."
+}
+
 // openStatus fills in the status fields of a read-only library and the notices of
 // the open.
 func (e *Engine) openStatus(st *Status) {
-	if e.readOnly {
-		st.ReadOnly = true
-		st.ReadOnlyReason = "This library is on a read-only disk or folder (" + e.cfg.Dir + "): you can search and read your documents, but not add or remove documents or ask (answers are saved in the library). Copy the folder somewhere you can write to change it."
-	}
-	st.Notices = e.notices
+	st.ReadOnly, st.ReadOnlyReason = e.readOnly, e.ReadOnlyReason()
+	st.Notices = e.Notices()
 }
 
 // emptyDir removes what dir holds, keeping dir itself: it may be a mount point or a

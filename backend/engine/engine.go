@@ -132,6 +132,9 @@ func Open(cfg Config) (*Engine, error) {
 		e.Close()
 		return nil, library.Explain(cfg.Dir, err)
 	}
+	if n := thresholdNotice(cfg.Dir, vec.Len(), e.Config().MinVectorScore != 0); n != "" {
+		notices = append(notices, n)
+	}
 	e.notices = notices
 	if readOnly {
 		return e, nil // nothing can be repaired; what is there is searched

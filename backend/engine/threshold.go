@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"math"
 	"os"
@@ -193,4 +194,33 @@ func (e *Engine) measureThreshold(ctx context.Context, model string) (Threshold,
 	slices.Sort(t.ProbeScores)
 	t.Value = thresholdFromScores(t.ProbeScores)
 	return t, nil
+}
+
+// thresholdNotice says, at open, that the saved relevance threshold of a library with
+// vectors is missing or unreadable: it is derived (measured again from the library's
+// vectors at the next search), but a file that vanished or was damaged is worth a word,
+// as for the indexes. "" when it is there, not needed (no vectors, or one set in the
+// settings), or fine.
+func thresholdNotice(dir string, vectors int, configured bool) string {
+	if configured || vectors == 0 {
+		return ""
+	}
+	path := filepath.Join(dir, "vectors", thresholdFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		slog.Warn("relevance threshold: the saved one is missing; it is measured again at the next search", "file", path)
+		return "The relevance threshold (vectors/" + thresholdFile + ") was missing: it is measured again from the library at the next search."
+	}
+	var t Threshold
+	if err == nil {
+		err = json.Unmarshal(b, &t)
+	}
+	if err == nil && (t.Model == "" || len(t.ProbeScores) == 0) {
+		err = errors.New("it holds no measurement")
+	}
+	if err != nil {
+		slog.Warn("relevance threshold: the saved one is unreadable; it is measured again at the next search", "file", path, "err", err)
+		return fmt.Sprintf("The relevance threshold (vectors/%s) was damaged (%v): it is measured again from the library at the next search.", thresholdFile, oneLine(err))
+	}
+	return ""
 }

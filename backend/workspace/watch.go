@@ -37,6 +37,9 @@ type watchRun struct {
 // or deleted later are ingested or removed. The choice is kept in the library folder and
 // resumed at the next start.
 func (w *Workspace) Watch(dir string) (WatchedFolder, error) {
+	if err := w.eng.CheckWritable(); err != nil {
+		return WatchedFolder{}, err
+	}
 	abs, err := w.eng.SetWatched(dir, true)
 	if err != nil {
 		return WatchedFolder{}, err

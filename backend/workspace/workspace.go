@@ -198,6 +198,9 @@ func (w *Workspace) Add(paths []string) (int, error) {
 		// Between a library switch's halt and start (or after a failed switch).
 		return 0, ErrNotOpen
 	}
+	if err := w.eng.CheckWritable(); err != nil {
+		return 0, err
+	}
 	files := engine.ExpandPaths(paths)
 	if err := w.queue.Add(files); err != nil {
 		return 0, err
@@ -211,6 +214,9 @@ func (w *Workspace) Add(paths []string) (int, error) {
 func (w *Workspace) AddURL(rawURL string) error {
 	if w.ctx.Err() != nil {
 		return ErrNotOpen
+	}
+	if err := w.eng.CheckWritable(); err != nil {
+		return err
 	}
 	if !w.eng.OnlineOn() {
 		return engine.OffError(rawURL)

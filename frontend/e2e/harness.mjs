@@ -137,9 +137,8 @@ export function carrelBin() {
  * `carrel --library DIR [model flags] serve --addr 127.0.0.1:0` → its URL. Its user config
  * folder is a temporary one (the app remembers things there: never the tester's own).
  */
-export async function startCarrel({ ollamaHost, chatModel, embedModel, env = {} }) {
+export async function startCarrel({ ollamaHost, chatModel, embedModel, env = {}, library = tempDir('carrel-e2e-lib-') }) {
   const config = tempDir('carrel-e2e-config-');
-  const library = tempDir('carrel-e2e-lib-');
   const args = ['--library', library];
   if (chatModel) args.push('--chat-model', chatModel);
   if (embedModel) args.push('--embed-model', embedModel);

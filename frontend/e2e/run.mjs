@@ -2,7 +2,7 @@
 //
 //   CARREL_BIN   the carrel binary (default ../build/bin/carrel, relative to frontend/)
 //   CHROMIUM     the browser (default /usr/bin/chromium)
-//   E2E_ONLY     run only the named flow (first-hour | full | no-model | pull | security | other-origin | feel | sessions | ocr | reread | study | online | audio | …)
+//   E2E_ONLY     run only the named flow (first-hour | full | no-model | pull | security | other-origin | damaged | feel | sessions | ocr | reread | study | online | audio | …)
 //
 // Screenshots go to frontend/test-results/. Ends with "N passed, N failed".
 
@@ -20,6 +20,7 @@ import { otherOriginFlow } from './origin.mjs';
 import { studyFlow, studyModelFlow, studySummaryFlow } from './study.mjs';
 import { audioFlow, testAudio } from './audio.mjs';
 import { onlineFlow } from './online.mjs';
+import { addFlow, damageWordIndex, mountReadOnly, readOnlyFlow, repairedFlow } from './trust.mjs';
 
 const QUESTION = 'What happens on a delicious evening by the pond, when the bullfrogs trump?';
 
@@ -142,6 +143,46 @@ const tests = [
         );
       } finally {
         await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'damaged',
+    title: 'a library whose word index was cut short opens repaired, saying so; on a read-only disk it opens with a banner, searches and reads, and refuses changes saying why',
+    async run(ctx) {
+      const port = await closedPort();
+      const ollamaHost = `http://127.0.0.1:${port}`;
+      const file = join(frontendDir, 'e2e', 'fixtures', 'physics.md');
+      let carrel = await startCarrel({ ollamaHost });
+      const library = carrel.library;
+      let docID;
+      try {
+        docID = await ctx.inBrowser((page) => addFlow({ page, url: carrel.url, file }), carrel);
+      } finally {
+        await carrel.stop();
+      }
+      damageWordIndex(library);
+      carrel = await startCarrel({ ollamaHost, library });
+      let repaired;
+      try {
+        repaired = await ctx.inBrowser((page) => repairedFlow({ page, url: carrel.url, docID }), carrel);
+      } finally {
+        await carrel.stop();
+      }
+      // A read-only disk is made by mounting the folder over itself read-only: root only
+      // (CI runs as root); as a user the rest is not run, and the result says so.
+      if (process.getuid?.() !== 0) return { repaired, readOnly: 'not run: mounting needs root' };
+      const unmount = mountReadOnly(library);
+      try {
+        carrel = await startCarrel({ ollamaHost, library });
+        try {
+          const banner = await ctx.inBrowser((page) => readOnlyFlow({ page, url: carrel.url, docID, file: join(frontendDir, 'e2e', 'fixtures', 'hostile.txt') }), carrel);
+          return { repaired: repaired.slice(0, 60), readOnly: banner.slice(0, 60) };
+        } finally {
+          await carrel.stop();
+        }
+      } finally {
+        unmount();
       }
     },
   },

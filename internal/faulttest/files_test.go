@@ -406,10 +406,12 @@ func TestDamagedIndexes(t *testing.T) {
 			if err := os.Remove(filepath.Join(dir, "vectors", "threshold.json")); err != nil {
 				t.Fatal(err)
 			}
-		}, ""},
+		}, "relevance threshold"},
 		{"garbled threshold file", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, "vectors", "threshold.json"), []byte("{\"threshold\": 0.9"), 0o644)
-		}, ""},
+		}, "relevance threshold"},
+		// Undamaged: opening says nothing (the notices are not said for nothing).
+		{"nothing damaged", func(t *testing.T, dir string) {}, ""},
 	}
 	ctx := context.Background()
 	for _, c := range cases {

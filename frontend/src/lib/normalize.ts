@@ -74,6 +74,9 @@ export function status(v: unknown): Status {
     embed_model: str(o.embed_model),
     documents: num(o.documents),
     chunks: num(o.chunks),
+    read_only: o.read_only === true,
+    read_only_reason: str(o.read_only_reason),
+    notices: arr(o.notices).map(str).filter(Boolean),
   };
 }
 

@@ -17,6 +17,11 @@ export type Status = {
   embed_model: string;
   documents: number;
   chunks: number;
+  /** The library is on a read-only disk or folder; read_only_reason says what that means. */
+  read_only?: boolean;
+  read_only_reason?: string;
+  /** Repairs made when the library was opened (a damaged index rebuilt). */
+  notices?: string[];
 };
 
 /**
