@@ -452,9 +452,13 @@ func statsCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 }
 
 func statusCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) error {
+	st := eng.Status(ctx)
+	if err := ctx.Err(); err != nil {
+		return err // interrupted: the probe's "unreachable" would not be true
+	}
 	enc := json.NewEncoder(env.Stdout)
 	enc.SetIndent("", "  ")
-	return enc.Encode(eng.Status(ctx))
+	return enc.Encode(st)
 }
 
 func serveCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) error {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -204,6 +205,80 @@ func TestCommandsStopOnSignal(t *testing.T) {
 		if strings.Contains(p.stderr.String(), "stopping now") {
 			t.Logf("%s did not wind down by itself within %s; the process was ended", c.args[2], stopGrace)
 		}
+	}
+}
+
+// verifies every command against an Ollama that accepts connections and never answers
+// (a listener that reads nothing back, as a hung server or a frozen machine behaves),
+// the case where `search` once ignored SIGTERM for minutes: each command either finishes
+// by itself within a few seconds (the status probe gives up and it works without the
+// model) or, still busy after one second, exits 130 within the grace period of SIGTERM
+// or SIGINT. None hangs.
+func TestCommandsStopWithSilentOllama(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held.Lock()
+			conns = append(conns, c) // kept open, never answered
+			held.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		held.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		held.Unlock()
+	})
+	silent := ln.Addr().String()
+	lib := t.TempDir()
+	note := filepath.Join(t.TempDir(), "note.md")
+	os.WriteFile(note, []byte("# Quokkas\n\nThe quokka lives on Rottnest Island and eats leaves.\n"), 0o644)
+	if code := startCarrel(t, nil, "--library", lib, "--ollama-host", "127.0.0.1:9", "ingest", note).wait(t, time.Minute); code != 0 {
+		t.Fatalf("ingest: exit %d", code)
+	}
+	for i, args := range [][]string{
+		{"search", "quokka"},
+		{"ask", "Where does the quokka live?"},
+		{"status"},
+		{"serve", "--addr", "127.0.0.1:0"},
+		// ingest: TestCommandsStopOnSignal (an ingest long enough to be stopped for sure)
+	} {
+		sig := []syscall.Signal{syscall.SIGTERM, syscall.SIGINT}[i%2]
+		start := time.Now()
+		p := startCarrel(t, nil, append([]string{"--library", lib, "--ollama-host", silent}, args...)...)
+		select {
+		case <-p.done:
+			code := p.wait(t, 0)
+			if code != 0 || time.Since(start) > 15*time.Second {
+				t.Fatalf("%s with a silent Ollama: exit %d after %s\nstderr:\n%s", args[0], code, time.Since(start), p.stderr)
+			}
+			t.Logf("%s with a silent Ollama: done by itself in %s", args[0], time.Since(start).Round(time.Millisecond))
+			continue
+		case <-time.After(time.Second):
+		}
+		sent := time.Now()
+		p.cmd.Process.Signal(sig)
+		code := p.wait(t, stopGrace+2*time.Second)
+		want := 130
+		if args[0] == "serve" {
+			want = 0 // serve's way to stop is a signal
+		}
+		// A command that finished its output just as the signal came is done, not stuck.
+		if code != want && !(code == 0 && p.stdout.String() != "") {
+			t.Fatalf("%s with a silent Ollama, after %v: exit %d, want %d\nstderr:\n%s", args[0], sig, code, want, p.stderr)
+		}
+		t.Logf("%s with a silent Ollama: still busy at 1 s, exit %d %s after %v", args[0], code, time.Since(sent).Round(time.Millisecond), sig)
 	}
 }
 
