@@ -27,6 +27,8 @@ type App struct {
 	openDialog func() ([]string, error)
 	// dirDialog shows a native folder picker starting at a folder; nil in the browser.
 	dirDialog func(start string) (string, error)
+	// saveDialog asks where to save a file (a name and its extension); nil in the browser.
+	saveDialog func(name, ext string) (string, error)
 
 	mu   sync.Mutex
 	asks map[string]context.CancelFunc
@@ -227,7 +229,9 @@ func citations(ps []chat.Passage) []chat.Passage {
 	return ps
 }
 
-// Cancel stops a running answer; the partial text arrives with answer:error.
+// Cancel stops a running answer (the partial text arrives with answer:error), summary
+// (summary:error, what was done saved) or making of cards by the model ("cards:" and the
+// document's id; the cards checked so far are kept).
 func (a *App) Cancel(askID string) error {
 	defer a.ws.Enter()()
 	a.mu.Lock()

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/wailsapp/wails/v2"
@@ -78,6 +79,13 @@ func RunDesktop(d Desktop) error {
 			Title:                "Library folder",
 			DefaultDirectory:     start,
 			CanCreateDirectories: true,
+		})
+	}
+	a.saveDialog = func(name, ext string) (string, error) {
+		return runtime.SaveFileDialog(wctx, runtime.SaveDialogOptions{
+			Title:           "Export deck",
+			DefaultFilename: name,
+			Filters:         []runtime.FileFilter{{DisplayName: strings.TrimPrefix(ext, ".") + " files", Pattern: "*" + ext}},
 		})
 	}
 	// The window opens at the size it was closed at (window.go).

@@ -27,6 +27,12 @@ const (
 	EventMemoryChanged   Event = "memory:changed"
 	EventDocumentOpen    Event = "document:open"
 	EventLibraryKnown    Event = "library:known"
+	EventSummaryStart    Event = "summary:start"
+	EventSummaryToken    Event = "summary:token"
+	EventSummarySection  Event = "summary:section"
+	EventSummaryDone     Event = "summary:done"
+	EventSummaryError    Event = "summary:error"
+	EventCardsProgress   Event = "cards:progress"
 )
 
 // EventPayload pairs an event with a value of the type it carries (and of the other
@@ -66,6 +72,16 @@ var Events = []EventPayload{
 	// A file added from the window was already in the library (the same content): the
 	// Document it already is, so the frontend can say so.
 	{EventLibraryKnown, Document{}, nil},
+	// A summary (StartSummary) began: its passages and the model calls planned.
+	{EventSummaryStart, SummaryStart{}, nil},
+	// The next piece of the model's text for the summary's current step.
+	{EventSummaryToken, SummaryToken{}, nil},
+	// A section of the summary is done (grounded; the overview comes last).
+	{EventSummarySection, SummaryPart{}, nil},
+	{EventSummaryDone, SummaryDone{}, nil},
+	{EventSummaryError, SummaryError{}, nil},
+	// Cards asked of the model: passages done so far.
+	{EventCardsProgress, CardsProgress{}, nil},
 }
 
 // Emitter sends an event to the frontend.
@@ -140,4 +156,55 @@ type AnswerSaved struct {
 type SessionDeleted struct {
 	ID      string `json:"id"`
 	Deleted bool   `json:"deleted"`
+}
+
+// SummaryStart opens a summary: what it covers and its passages, before any token.
+type SummaryStart struct {
+	ID       string         `json:"id"`
+	DocID    string         `json:"doc_id"`
+	Title    string         `json:"title"`
+	Scope    string         `json:"scope"`
+	Steps    int            `json:"steps"`
+	Passages []chat.Passage `json:"passages"`
+}
+
+// SummaryToken is the next piece of the model's text in step Step (0-based) of Steps.
+type SummaryToken struct {
+	ID       string `json:"id"`
+	Text     string `json:"text"`
+	Step     int    `json:"step"`
+	Steps    int    `json:"steps"`
+	Reducing bool   `json:"reducing"`
+}
+
+// SummaryPart is a section of a summary, done.
+type SummaryPart struct {
+	ID      string                `json:"id"`
+	Section engine.SummarySection `json:"section"`
+	Step    int                   `json:"step"`
+	Steps   int                   `json:"steps"`
+}
+
+// SummaryDone closes a summary: all of it, saved in its session.
+type SummaryDone struct {
+	ID      string         `json:"id"`
+	Summary engine.Summary `json:"summary"`
+}
+
+// SummaryError ends a summary that failed or was stopped ("stopped"); what was done is
+// saved in SessionID when MessageID is not 0.
+type SummaryError struct {
+	ID        string `json:"id"`
+	Message   string `json:"message"`
+	SessionID string `json:"session_id"`
+	MessageID int64  `json:"message_id"`
+}
+
+// CardsProgress counts the passages the model was asked for cards so far (Key is the
+// id Cancel takes).
+type CardsProgress struct {
+	Key   string `json:"key"`
+	Done  int    `json:"done"`
+	Total int    `json:"total"`
+	Kept  int    `json:"kept"`
 }

@@ -13,6 +13,24 @@ import (
 	"github.com/carrel-app/carrel/backend/llm"
 )
 
+// track registers a cancellable job (an answer, a summary) under a new id with kind as
+// its prefix; done forgets it.
+func (a *App) track(kind string) (id string, ctx context.Context, done func()) {
+	var b [8]byte
+	rand.Read(b[:])
+	id = kind + ":" + hex.EncodeToString(b[:])
+	ctx, cancel := context.WithCancel(a.ctx())
+	a.mu.Lock()
+	a.asks[id] = cancel
+	a.mu.Unlock()
+	return id, ctx, func() {
+		a.mu.Lock()
+		delete(a.asks, id)
+		a.mu.Unlock()
+		cancel()
+	}
+}
+
 // startAsk runs one question in a goroutine, streaming its events, and returns its id.
 func (a *App) startAsk(question string, opt asking.Options) (string, error) {
 	question = strings.TrimSpace(question)

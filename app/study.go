@@ -1,7 +1,12 @@
 package app
 
 import (
+	"context"
 	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
 
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
@@ -21,9 +26,27 @@ func (a *App) MakeCards(sessionID string, docIDs []string) (study.MakeResult, er
 // MakeModelCards asks the local chat model (Ollama, structured outputs) for cards for
 // the documents' own deck (sessionID "") or a session's; only cards their passage
 // supports are added, and the result's model part counts the others by reason.
+// Progress comes as cards:progress events (passages asked of the model so far), and
+// Cancel("cards:" + the first document id) stops it, keeping the cards checked so far.
 func (a *App) MakeModelCards(sessionID string, docIDs []string) (study.MakeResult, error) {
 	defer a.ws.Enter()()
-	return a.eng().MakeModelCards(a.ctx(), sessionID, docIDs)
+	key := "cards:" + sessionID
+	if len(docIDs) > 0 {
+		key = "cards:" + docIDs[0]
+	}
+	ctx, cancel := context.WithCancel(a.ctx())
+	a.mu.Lock()
+	a.asks[key] = cancel
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(a.asks, key)
+		a.mu.Unlock()
+		cancel()
+	}()
+	return a.eng().MakeModelCards(ctx, sessionID, docIDs, func(p study.Progress) {
+		a.emit.Emit(EventCardsProgress, CardsProgress{Key: key, Done: p.Done, Total: p.Total, Kept: p.Kept})
+	})
 }
 
 // StudyDecks lists the decks with their counts of cards and of cards due now.
@@ -87,16 +110,65 @@ func (a *App) ExportDeck(deckID, format string) (string, error) {
 	return base64.StdEncoding.EncodeToString([]byte(out)), nil
 }
 
+// SaveDeck writes a deck's export (format as for ExportDeck) to a file the user picks in
+// the system's save dialog and returns its path ("" when the dialog was cancelled). The
+// desktop app's way to export; the browser downloads ExportDeck's text instead.
+func (a *App) SaveDeck(deckID, format string) (string, error) {
+	defer a.ws.Enter()()
+	if a.saveDialog == nil {
+		return "", errors.New("no save dialog here: export with ExportDeck and download it")
+	}
+	deck, err := a.eng().Deck(a.ctx(), deckID)
+	if err != nil {
+		return "", err
+	}
+	ext := map[string]string{study.FormatApkg: ".apkg", study.FormatAnki: ".txt", study.FormatCSV: ".csv", study.FormatMD: ".md"}[format]
+	if ext == "" {
+		return "", study.ErrFormat
+	}
+	path, err := a.saveDialog(fileName(deck.Title)+ext, ext)
+	if err != nil || path == "" {
+		return "", err
+	}
+	out, err := a.eng().ExportDeck(a.ctx(), deckID, format)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+		return "", fmt.Errorf("save deck: %w", err)
+	}
+	return path, nil
+}
+
+// fileName makes a title a file name: no path separators or control characters.
+func fileName(title string) string {
+	s := strings.Map(func(r rune) rune {
+		if r < 32 || strings.ContainsRune(`\/:*?"<>|`, r) {
+			return ' '
+		}
+		return r
+	}, title)
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:80])
+	}
+	if s == "" {
+		s = "deck"
+	}
+	return s
+}
+
 // Quiz makes up to n questions from a deck's cards, shuffled anew each time.
 func (a *App) Quiz(deckID string, n int) ([]study.Question, error) {
 	defer a.ws.Enter()()
 	return a.eng().Quiz(a.ctx(), deckID, n)
 }
 
-// MarkAnswer grades a short answer to a card's question against the card.
-func (a *App) MarkAnswer(cardID int64, given string) (study.Marking, error) {
+// MarkAnswer grades a short answer to a card's question against the card: by its words,
+// by its meaning (the embedding model), and with judge by the local chat model's verdict.
+func (a *App) MarkAnswer(cardID int64, given string, judge bool) (study.Marking, error) {
 	defer a.ws.Enter()()
-	m, _, err := a.eng().MarkAnswer(a.ctx(), cardID, given)
+	m, _, err := a.eng().MarkAnswer(a.ctx(), cardID, given, judge)
 	return m, err
 }
 
@@ -119,17 +191,52 @@ func (a *App) StudyStats() ([]library.DeckStats, error) {
 	return a.eng().StudyStats(a.ctx())
 }
 
-// Summarize summarises a document section by section, every sentence cited (the chat
-// model's, grounded in code; with no model its key sentences quoted), and saves it in a
-// study session (a new one when sessionID is ""), which the frontend then opens.
-func (a *App) Summarize(docID, sessionID string) (engine.Summary, error) {
+// StartSummary starts summarising a document, one of its outline sections or a selection
+// (req), and returns the summary's id at once. It streams as summary:start, summary:token
+// and summary:section events, then summary:done (saved in its study session, a new one
+// when req.SessionID is "") or summary:error; Cancel(id) stops it, keeping what was done.
+func (a *App) StartSummary(req engine.SummaryRequest) (string, error) {
 	defer a.ws.Enter()()
-	sum, err := a.eng().Summarize(a.ctx(), docID, sessionID, nil)
-	if err != nil {
-		return engine.Summary{}, err
-	}
-	if s, err := a.eng().Library().Session(a.ctx(), sum.SessionID); err == nil {
-		a.emit.Emit(EventSessionChanged, s)
-	}
-	return *sum, nil
+	id, ctx, done := a.track("summary")
+	a.ws.Track(func() {
+		defer done()
+		sum, err := a.eng().Summarize(ctx, req, func(ev engine.SummaryEvent) error {
+			switch {
+			case ev.Start != nil:
+				a.emit.Emit(EventSummaryStart, SummaryStart{ID: id, DocID: ev.Start.DocID, Title: ev.Start.Title,
+					Scope: ev.Start.Scope, Steps: ev.Steps, Passages: citations(ev.Start.Passages)})
+			case ev.Section != nil:
+				a.emit.Emit(EventSummarySection, SummaryPart{ID: id, Section: *ev.Section, Step: ev.Step, Steps: ev.Steps})
+			default:
+				a.emit.Emit(EventSummaryToken, SummaryToken{ID: id, Text: ev.Token, Step: ev.Step, Steps: ev.Steps, Reducing: ev.Reducing})
+			}
+			return nil
+		})
+		if sum != nil && sum.SessionID != "" {
+			if s, serr := a.eng().Library().Session(a.ctx(), sum.SessionID); serr == nil {
+				a.emit.Emit(EventSessionChanged, s)
+			}
+		}
+		if err != nil {
+			msg := err.Error()
+			if errors.Is(err, context.Canceled) {
+				msg = "stopped"
+			}
+			payload := SummaryError{ID: id, Message: msg}
+			if sum != nil {
+				payload.SessionID, payload.MessageID = sum.SessionID, sum.MessageID
+			}
+			a.emit.Emit(EventSummaryError, payload)
+			return
+		}
+		a.emit.Emit(EventSummaryDone, SummaryDone{ID: id, Summary: *sum})
+	})
+	return id, nil
+}
+
+// DocumentSections lists a document's outline sections in reading order, for a summary
+// of one of them.
+func (a *App) DocumentSections(docID string) ([]string, error) {
+	defer a.ws.Enter()()
+	return a.eng().Sections(a.ctx(), docID)
 }

@@ -24,14 +24,19 @@ const studyUsage = `usage: carrel study cards [--json] [--model] (--session ID |
        carrel study review [--json] [--deck ID | --session ID | DOC...]   the cards due now
        carrel study review [--json] --card ID --grade 1|2|3|4             grade one (again, hard, good, easy)
        carrel study export --format apkg|anki|csv|md [--out FILE] (--deck ID | --session ID | DOC...)
-       carrel study quiz [--n 10] [--json] (--deck ID | --session ID | DOC...)
+       carrel study quiz [--n 10] [--json] [--model] (--deck ID | --session ID | DOC...)
                                       a quiz on standard input (a letter or your answer per
-                                      question; the source after each); --json prints it only
+                                      question; the source after each); short answers are marked
+                                      by their words and meaning (the embedding model), with
+                                      --model also by the chat model; --json prints it only
        carrel study scores [--json] (--deck ID | --session ID | DOC...)   quiz history
-       carrel study summary [--json] [--session ID] DOC
-                                      a summary section by section, each sentence cited (the chat
-                                      model's, grounded in code; with no model, key sentences
-                                      quoted), saved in a study session (a new one without --session)
+       carrel study summary [--json] [--session ID] [--section TITLE | --pages N[-M] [--text T]] DOC
+                                      a summary of the document, one outline section or a selection:
+                                      the chat model maps over the sections within its context
+                                      window, then reduces them to an overview; every sentence
+                                      cited (grounded in code; uncited ones dropped); with no model,
+                                      key sentences quoted; saved in a study session (a new one
+                                      without --session; carrel sessions export gives Markdown)
        carrel study edit ID --front TEXT --back TEXT
        carrel study suspend|unsuspend|delete ID
 DOC is a document id (or the start of one) from carrel search --json or the app.`
@@ -53,8 +58,11 @@ func studyCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 	out := fsg.String("out", "", "write the export to this file (default standard output)")
 	front := fsg.String("front", "", "the card's question")
 	back := fsg.String("back", "", "the card's answer")
-	withModel := fsg.Bool("model", false, "make cards with the local chat model (Ollama) instead of the rules")
+	withModel := fsg.Bool("model", false, "make cards with the local chat model (Ollama) instead of the rules; in a quiz, the model judges short answers too")
 	count := fsg.Int("n", 10, "questions in a quiz")
+	section := fsg.String("section", "", "summarise this outline section only (its title)")
+	pages := fsg.String("pages", "", "summarise a selection: pages N or N-M (with --text, the passages holding that text)")
+	selText := fsg.String("text", "", "the selected text, with --pages")
 	args, err := parseInterspersed(fsg, args)
 	if err != nil {
 		return usageError{err}
@@ -93,9 +101,18 @@ func studyCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 		}
 		makeCards := eng.MakeCards
 		if *withModel {
-			makeCards = eng.MakeModelCards
+			makeCards = func(ctx context.Context, session string, ids []string) (study.MakeResult, error) {
+				return eng.MakeModelCards(ctx, session, ids, func(p study.Progress) {
+					if !*asJSON {
+						fmt.Fprintf(env.Stderr, "\rasked the model about %d of %d passages, %d cards kept", p.Done, p.Total, p.Kept)
+					}
+				})
+			}
 		}
 		res, err := makeCards(ctx, *session, ids)
+		if *withModel && !*asJSON {
+			fmt.Fprintln(env.Stderr)
+		}
 		if err != nil {
 			return err
 		}
@@ -183,14 +200,24 @@ func studyCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 		if len(ids) != 1 {
 			return usageError{errors.New("study summary: give one document id")}
 		}
-		sum, err := eng.Summarize(ctx, ids[0], *session, func(s engine.SummarySection) error {
-			if *asJSON {
+		req := engine.SummaryRequest{DocID: ids[0], SessionID: *session, Section: *section}
+		if *pages != "" {
+			var a, b int
+			if n, _ := fmt.Sscanf(*pages, "%d-%d", &a, &b); n == 0 || a < 1 {
+				return usageError{errors.New("study summary: --pages N or N-M")}
+			} else if n == 1 {
+				b = a
+			}
+			req.Selection = &engine.Selection{Page: a, PageEnd: b, Text: *selText}
+		}
+		sum, err := eng.Summarize(ctx, req, func(ev engine.SummaryEvent) error {
+			if *asJSON || ev.Section == nil {
 				return nil
 			}
-			if s.Section != "" {
-				fmt.Fprintf(env.Stdout, "\n## %s\n", s.Section)
+			if ev.Section.Section != "" {
+				fmt.Fprintf(env.Stdout, "\n## %s\n", ev.Section.Section)
 			}
-			_, err := fmt.Fprintf(env.Stdout, "%s\n", s.Text)
+			_, err := fmt.Fprintf(env.Stdout, "%s\n", ev.Section.Text)
 			return err
 		})
 		if err != nil {
@@ -228,7 +255,7 @@ func studyCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 		if *asJSON {
 			return json.NewEncoder(env.Stdout).Encode(qs)
 		}
-		return runQuiz(ctx, eng, id, qs, env)
+		return runQuiz(ctx, eng, id, qs, *withModel, env)
 	case "edit", "suspend", "unsuspend", "delete":
 		if len(args) != 1 {
 			return usageError{errors.New(studyUsage)}
@@ -259,7 +286,7 @@ func studyCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 
 // runQuiz asks the questions on standard input and output, says after each whether it
 // was right with the card's answer and source, and records the score.
-func runQuiz(ctx context.Context, eng *engine.Engine, deckID string, qs []study.Question, env Env) error {
+func runQuiz(ctx context.Context, eng *engine.Engine, deckID string, qs []study.Question, judge bool, env Env) error {
 	in := env.Stdin
 	if in == nil {
 		in = os.Stdin
@@ -278,7 +305,7 @@ func runQuiz(ctx context.Context, eng *engine.Engine, deckID string, qs []study.
 		}
 		given := strings.TrimSpace(sc.Text())
 		asked++
-		ok := false
+		ok, how := false, ""
 		if len(q.Choices) > 0 {
 			if len(given) == 1 && given[0] >= 'a' && int(given[0]-'a') < len(q.Choices) {
 				ok = int(given[0]-'a') == q.Answer
@@ -286,11 +313,17 @@ func runQuiz(ctx context.Context, eng *engine.Engine, deckID string, qs []study.
 				ok = strings.EqualFold(given, q.Choices[q.Answer])
 			}
 		} else {
-			m, _, err := eng.MarkAnswer(ctx, q.CardID, given)
+			m, _, err := eng.MarkAnswer(ctx, q.CardID, given, judge)
 			if err != nil {
 				return err
 			}
 			ok = m.Correct
+			if m.By != "" && m.By != study.ByWords {
+				how = " (by " + m.By + ")"
+			}
+			if m.Judge != nil && m.Judge.Reason != "" {
+				how += " " + m.Judge.Reason
+			}
 		}
 		if ok {
 			right++
@@ -300,9 +333,9 @@ func runQuiz(ctx context.Context, eng *engine.Engine, deckID string, qs []study.
 				titles[q.Card.DocID] = d.Title
 			}
 		}
-		verdict := "Right."
+		verdict := "Right." + how
 		if !ok {
-			verdict = "Not quite: " + strings.Join(strings.Fields(q.Card.Back), " ")
+			verdict = "Not quite: " + strings.Join(strings.Fields(q.Card.Back), " ") + how
 		}
 		fmt.Fprintf(env.Stdout, "%s  (%s)\n   \"%s\"\n", verdict, study.Source(q.Card, titles[q.Card.DocID]), strings.Join(strings.Fields(q.Card.Context), " "))
 	}

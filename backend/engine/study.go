@@ -29,8 +29,10 @@ func (e *Engine) MakeCards(ctx context.Context, sessionID string, docIDs []strin
 
 // MakeModelCards asks the local chat model (Ollama, structured outputs) for cards from
 // the deck's documents and adds those their passages support; res.Model counts what was
-// proposed, kept and dropped.
-func (e *Engine) MakeModelCards(ctx context.Context, sessionID string, docIDs []string) (study.MakeResult, error) {
+// proposed, kept and dropped. progress, if not nil, hears after each passage. When ctx
+// ends midway (the user stopped it) the cards checked so far are still added, and
+// res.Stopped says so.
+func (e *Engine) MakeModelCards(ctx context.Context, sessionID string, docIDs []string, progress func(study.Progress)) (study.MakeResult, error) {
 	if e.readOnly {
 		return study.MakeResult{}, e.readOnlyError()
 	}
@@ -40,14 +42,39 @@ func (e *Engine) MakeModelCards(ctx context.Context, sessionID string, docIDs []
 		return study.MakeResult{}, err
 	}
 	var mr study.ModelResult
-	res, err := study.MakeWith(ctx, e.lib, deck, nil, now, func(ps []study.Passage) ([]study.Draft, error) {
-		var drafts []study.Draft
-		var err error
-		drafts, mr, err = study.ModelCards(ctx, e.Ollama(), study.ModelOptions{Model: e.Config().ChatModel}, ps)
+	stopped := false
+	res, err := study.MakeWith(context.WithoutCancel(ctx), e.lib, deck, nil, now, func(ps []study.Passage) ([]study.Draft, error) {
+		drafts, r, err := study.ModelCards(ctx, e.Ollama(), study.ModelOptions{Model: e.Config().ChatModel, Progress: progress}, ps)
+		mr = r
+		if err != nil && ctx.Err() != nil {
+			stopped = true
+			return drafts, nil // keep what was checked before the stop
+		}
 		return drafts, err
 	})
-	res.Model = &mr
+	res.Model, res.Stopped = &mr, stopped
+	if err == nil && stopped {
+		err = ctx.Err()
+	}
 	return res, err
+}
+
+// Sections lists a document's outline sections (as its passages carry them) in reading
+// order, each once.
+func (e *Engine) Sections(ctx context.Context, docID string) ([]string, error) {
+	parents, err := e.lib.DocumentParents(ctx, docID)
+	if err != nil {
+		return nil, fmt.Errorf("sections: %w", err)
+	}
+	out := []string{}
+	seen := map[string]bool{}
+	for _, p := range parents {
+		if p.Section != "" && !seen[p.Section] {
+			seen[p.Section] = true
+			out = append(out, p.Section)
+		}
+	}
+	return out, nil
 }
 
 // Deck returns a deck with its counts now.
@@ -154,14 +181,48 @@ func (e *Engine) Quiz(ctx context.Context, deckID string, n int) ([]study.Questi
 	return study.MakeQuiz(cards, n, uint64(time.Now().UnixNano())), nil
 }
 
-// MarkAnswer grades a short answer to a card's question.
-func (e *Engine) MarkAnswer(ctx context.Context, cardID int64, given string) (study.Marking, library.Card, error) {
+// MarkAnswer grades a short answer to a card's question: by its words, by its meaning
+// with the library's embedding model when Ollama has it (closer to the card's answer
+// than to the deck's other answers), and, when judge is set and a local chat model
+// answers, by that model's verdict. A grader that fails is left out: the marking of the
+// others comes back, with the error only when none could grade beyond the words.
+func (e *Engine) MarkAnswer(ctx context.Context, cardID int64, given string, judge bool) (study.Marking, library.Card, error) {
 	c, err := e.lib.Card(ctx, cardID)
 	if err != nil {
 		return study.Marking{}, c, err
 	}
-	return study.MarkAnswer(c, given), c, nil
+	st := e.Status(ctx)
+	var opt study.MarkOptions
+	if st.embedOK {
+		model := e.Config().EmbedModel
+		opt.Embed = func(ctx context.Context, texts []string) ([][]float32, error) {
+			return e.ollama.Embed(ctx, model, texts)
+		}
+		deck, err := e.lib.Cards(ctx, library.CardFilter{DeckID: c.DeckID})
+		if err != nil {
+			return study.Marking{}, c, err
+		}
+		seen := map[string]bool{strings.ToLower(c.Back): true}
+		for _, o := range deck {
+			if k := strings.ToLower(o.Back); !seen[k] && len(opt.Others) < maxOtherAnswers {
+				seen[k] = true
+				opt.Others = append(opt.Others, o.Back)
+			}
+		}
+	}
+	if judge && st.chatOK {
+		opt.Judge = study.ModelJudge(e.ollama, e.Config().ChatModel)
+	}
+	m, err := study.Mark(ctx, c, given, opt)
+	if err != nil && (m.Similarity >= 0 || m.Judge != nil) {
+		err = nil // one grader failed, another answered
+	}
+	return m, c, err
 }
+
+// maxOtherAnswers bounds the deck's answers a short answer is compared with (one
+// embedding batch).
+const maxOtherAnswers = 40
 
 // RecordQuiz keeps a quiz's score in its deck's history.
 func (e *Engine) RecordQuiz(ctx context.Context, deckID string, questions, correct int) (library.QuizScore, error) {

@@ -61,6 +61,15 @@ type ModelOptions struct {
 	PerPassage int // cards asked for per passage (default 3)
 	// Temperature of sampling: 0 (the default) for the same cards each time.
 	Temperature float64
+	// Progress, when not nil, is told after each passage how many are done.
+	Progress func(Progress)
+}
+
+// Progress counts the passages asked of a model so far, of Total, and the cards kept.
+type Progress struct {
+	Done  int `json:"done"`
+	Total int `json:"total"`
+	Kept  int `json:"kept"`
 }
 
 // ModelCards asks a chat model, through structured outputs, for cards from each passage,
@@ -69,7 +78,7 @@ type ModelOptions struct {
 // by reason. A passage whose reply is not the JSON asked for, or is cut short (Ollama
 // ends a structured reply without a last message when a token repeats 30 times), is
 // asked once more at temperature 0.7 and then counts as failed; any other model or
-// connection error stops and is returned.
+// connection error stops and is returned, as does ctx ending, with the cards kept so far.
 func ModelCards(ctx context.Context, chat llm.Provider, opt ModelOptions, passages []Passage) ([]Draft, ModelResult, error) {
 	res := ModelResult{Reasons: map[string]int{}}
 	seen := map[string]bool{}
@@ -79,9 +88,18 @@ func ModelCards(ctx context.Context, chat llm.Provider, opt ModelOptions, passag
 		perPassage = 3
 	}
 	temp := opt.Temperature
+	total := 0
+	for _, p := range passages {
+		if !navigation(p.Text) {
+			total++
+		}
+	}
 	for i, p := range passages {
 		if navigation(p.Text) {
 			continue
+		}
+		if res.Passages > 0 && opt.Progress != nil {
+			opt.Progress(Progress{Done: res.Passages, Total: total, Kept: res.Kept})
 		}
 		res.Passages++
 		proposed, ok, err := askCards(ctx, chat, opt.Model, p.Text, perPassage, temp)

@@ -152,6 +152,8 @@ type MakeResult struct {
 	ByKind   map[string]int `json:"by_kind"`  // added cards per kind
 	// Model says what a model proposed and what the check kept (cards made with a model).
 	Model *ModelResult `json:"model,omitempty"`
+	// Stopped is true when the model was stopped midway: the cards checked before are in.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // Make makes cards with no model from the documents of a deck's scope (or only docIDs,

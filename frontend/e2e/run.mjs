@@ -372,12 +372,12 @@ const tests = [
   },
   {
     name: 'study-model',
-    title: 'cards from the chat model (real Ollama, tiny model): the toast says what it proposed and what the check kept',
+    title: 'cards from the chat model (real Ollama, tiny model): the toast says what it proposed and what the check kept; on a longer paper the progress counts passages and Stop keeps what was checked; a summary streams step by step and stops at its first token',
     async run(ctx) {
       const ollama = await ctx.ollama();
       const carrel = await startCarrel({ ollamaHost: ollama.host, chatModel: ollama.chatModel, embedModel: ollama.embedModel });
       try {
-        return await ctx.inBrowser((page) => studyModelFlow({ page, url: carrel.url, pdf: ctx.pdf }), carrel);
+        return await ctx.inBrowser((page) => studyModelFlow({ page, url: carrel.url, pdf: ctx.pdf, long: pdfcpuTestdata('schmager_plateau10.pdf') }), carrel);
       } finally {
         await carrel.stop();
       }

@@ -148,7 +148,7 @@ export async function studyFlow({ page, url, pdf }) {
 
 // Cards from the chat model (the test Ollama's tiny random model): the action shows when a
 // model answers, and its toast says what the model proposed and what the check kept.
-export async function studyModelFlow({ page, url, pdf }) {
+export async function studyModelFlow({ page, url, pdf, long }) {
   await page.goto(url);
   await page.locator('[data-testid=mode-badge]').waitFor({ timeout: 30_000 });
   const doc = await uploadAndWaitReady(page, pdf);
@@ -161,7 +161,50 @@ export async function studyModelFlow({ page, url, pdf }) {
   assert(m && Number(m[2]) > 0, `the toast counts the passages asked (${text})`);
   assert(Number(m[3]) <= Number(m[1]), `no more new cards than proposed (${text})`);
   await screenshot(page, 'study-model-1-toast');
-  return { toast: text };
+
+  // A longer paper, stopped midway: the progress row counts the passages asked, Stop
+  // ends it and the toast says the cards checked before are kept.
+  const paper = await uploadAndWaitReady(page, long);
+  await paper.hover();
+  await paper.locator('[data-testid=document-model-cards]').click();
+  const progress = paper.locator('[data-testid=cards-progress]');
+  await progress.waitFor({ timeout: 120_000 });
+  const counted = squash(await progress.textContent());
+  assert(/Model cards: [1-9]\d* of \d+ passages/.test(counted), `the progress counts the passages asked (${counted})`);
+  await screenshot(page, 'study-model-2-progress');
+  await paper.locator('[data-testid=cards-stop]').click();
+  await page.locator('[data-testid=toast]', { hasText: /Stopped asking the model for cards/ }).waitFor({ timeout: 30_000 });
+  await progress.waitFor({ state: 'hidden', timeout: 10_000 });
+
+  // A summary by the model streams into the dialog; Stop ends it at once.
+  await paper.hover();
+  await paper.locator('[data-testid=document-summarize]').click();
+  const dialog = page.locator('[data-testid=study-summary]');
+  await dialog.waitFor({ state: 'visible', timeout: 10_000 });
+  // Stop is clicked from inside the page at the first streamed token (the tiny model
+  // writes a short document's summary in about a second).
+  await page.evaluate(() => {
+    const obs = new MutationObserver(() => {
+      const live = document.querySelector('[data-testid=summary-live]');
+      const stop = document.querySelector('[data-testid=summary-stop]');
+      if (live && stop && live.textContent.trim()) {
+        window.__summaryAtStop = { live: live.textContent, progress: document.querySelector('[data-testid=summary-progress]')?.textContent ?? '' };
+        stop.click();
+        obs.disconnect();
+      }
+    });
+    obs.observe(document.body, { childList: true, subtree: true, characterData: true });
+  });
+  await page.click('[data-testid=summary-start]');
+  await page.waitForFunction(() => window.__summaryAtStop, null, { timeout: 60_000 });
+  const atStop = await page.evaluate(() => window.__summaryAtStop);
+  assert(squash(atStop.live).length > 0, 'the model\'s text streams into the dialog');
+  const step = squash(atStop.progress);
+  assert(/step \d+ of \d+/.test(step), `the dialog counts the model's steps (${step})`);
+  await page.locator('[data-testid=summary-progress]', { hasText: /Stopped/ }).waitFor({ timeout: 15_000 });
+  await page.locator('[data-testid=summary-start]').waitFor({ timeout: 5_000 });
+  await screenshot(page, 'study-model-3-summary-stopped');
+  return { toast: text, progress: counted, summaryStep: step };
 }
 
 // A summary with no model: "Summarise" on a document opens a new study session whose
@@ -173,6 +216,14 @@ export async function studySummaryFlow({ page, url, pdf }) {
   const doc = await uploadAndWaitReady(page, pdf);
   await doc.hover();
   await doc.locator('[data-testid=document-summarize]').click();
+  const dialog = page.locator('[data-testid=study-summary]');
+  await dialog.waitFor({ state: 'visible', timeout: 10_000 });
+  await page.click('[data-testid=summary-start]');
+  await page.locator('[data-testid=summary-open]').waitFor({ timeout: 60_000 });
+  const parts = await page.locator('[data-testid=summary-part]').count();
+  assert(parts >= 1, `the dialog shows the summary's sections (${parts})`);
+  await screenshot(page, 'study-summary-0-dialog');
+  await page.click('[data-testid=summary-open]');
   const answer = page.locator('[data-testid=turn]', { hasText: /Summarise/ }).locator('[data-testid=answer]');
   await answer.waitFor({ timeout: 60_000 });
   const text = squash(await answer.textContent());
@@ -181,6 +232,33 @@ export async function studySummaryFlow({ page, url, pdf }) {
   assert(markers >= 1, `its sentences carry citation markers (${markers})`);
   await screenshot(page, 'study-summary-1');
   const viewer = await openCitationAndCheckViewer(page, answer, 'study-summary-2', undefined, { pdf });
+
+  // A selection in the viewer (the first lines of the page shown) summarised alone: the
+  // dialog names its page, and its summary quotes from that page only.
+  const selected = await page.evaluate(() => {
+    const pageEl = document.querySelector('[data-testid=viewer-page]');
+    const spans = [...(pageEl?.querySelectorAll('.textLayer span') ?? [])].filter((x) => x.firstChild && x.textContent.trim().length > 2);
+    if (spans.length < 4) return null;
+    const last = spans[Math.min(spans.length - 1, 30)];
+    const r = document.createRange();
+    r.setStart(spans[0].firstChild, 0);
+    r.setEnd(last.firstChild, last.textContent.length);
+    const sel = document.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(r);
+    return { page: Number(pageEl.dataset.page), text: sel.toString() };
+  });
+  assert(selected && selected.text.length > 20, `text is selected in the viewer (${JSON.stringify(selected)})`);
+  await page.click('[data-testid=viewer-summarize-selection]');
+  await page.locator('[data-testid=study-summary]').waitFor({ state: 'visible', timeout: 10_000 });
+  const scope = squash(await page.textContent('[data-testid=summary-scope]'));
+  assert(scope.includes(`p. ${selected.page}`), `the dialog summarises the selection on its page (${scope})`);
+  await page.click('[data-testid=summary-start]');
+  await page.locator('[data-testid=summary-open]').waitFor({ timeout: 60_000 });
+  await screenshot(page, 'study-summary-2b-selection');
+  const selSessions = await page.evaluate(async () => (await (await fetch('api/call/ListSessions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '[]' })).json()));
+  assert(selSessions.length >= 2, `the selection's summary is saved in a session of its own (${selSessions.length} sessions)`);
+  await page.click('[data-testid=summary-close]');
 
   // The summary's session has flashcards of its documents: made and reviewed from the
   // sessions list.

@@ -10,7 +10,7 @@
 import * as parse from './normalize';
 import * as recall from './recall';
 import * as study from './study';
-import type { Deck, DeckStats, MakeResult, Marking, MemorySettings, Question, QuizScore, StudyCard } from './types';
+import type { Deck, DeckStats, MakeResult, Marking, MemorySettings, Question, QuizScore, StudyCard, SummaryRequest } from './types';
 import type { AddResult, ChunkSettings, OnlineSettings, LibraryFolder, Stats, CloudSettings, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status, WatchedFolder, WatchSynced } from './types';
 import { EVENT_NAMES } from './types';
 import { parsePageWords, type PageWords } from './ocr-rects';
@@ -83,11 +83,13 @@ interface WailsApp {
   DeleteCard?(cardID: number): Promise<unknown>;
   ExportDeck?(deckID: string, format: string): Promise<unknown>;
   Quiz?(deckID: string, n: number): Promise<unknown>;
-  MarkAnswer?(cardID: number, given: string): Promise<unknown>;
+  MarkAnswer?(cardID: number, given: string, judge: boolean): Promise<unknown>;
   RecordQuiz?(deckID: string, questions: number, correct: number): Promise<unknown>;
   QuizScores?(deckID: string): Promise<unknown>;
   StudyStats?(): Promise<unknown>;
-  Summarize?(docID: string, sessionID: string): Promise<unknown>;
+  StartSummary?(req: unknown): Promise<unknown>;
+  DocumentSections?(docID: string): Promise<unknown>;
+  SaveDeck?(deckID: string, format: string): Promise<unknown>;
 }
 
 /** The part of the Wails v2.9 JS runtime we use (wrapper/runtime.d.ts). */
@@ -277,7 +279,8 @@ export const deleteCard = async (cardID: number): Promise<void> => {
   await call('DeleteCard', cardID);
 };
 export const quiz = async (deckID: string, n: number): Promise<Question[]> => study.questions(await call('Quiz', deckID, n));
-export const markAnswer = async (cardID: number, given: string): Promise<Marking> => study.marking(await call('MarkAnswer', cardID, given));
+/** Marks a short answer by its words and meaning; judge also asks the local chat model. */
+export const markAnswer = async (cardID: number, given: string, judge = false): Promise<Marking> => study.marking(await call('MarkAnswer', cardID, given, judge));
 export const recordQuiz = async (deckID: string, questions: number, correct: number): Promise<QuizScore> => study.quizScore(await call('RecordQuiz', deckID, questions, correct));
 export const quizScores = async (deckID: string): Promise<QuizScore[]> => {
   const v = await call('QuizScores', deckID);
@@ -287,12 +290,20 @@ export const studyStats = async (): Promise<DeckStats[]> => {
   const v = await call('StudyStats');
   return Array.isArray(v) ? v.map(study.deckStats) : [];
 };
-/** Summarises a document into a study session; returns the session's id and how many sections. */
-export const summarize = async (docID: string, sessionID = ''): Promise<{ session_id: string; sections: number }> => {
-  const v = (await call('Summarize', docID, sessionID)) as Record<string, unknown> | null;
-  return { session_id: typeof v?.session_id === 'string' ? v.session_id : '', sections: Array.isArray(v?.sections) ? v.sections.length : 0 };
+/** Starts a summary (a document, a section or a selection); it streams as summary:* events carrying the returned id; cancel(id) stops it. */
+export async function startSummary(req: SummaryRequest): Promise<string> {
+  const v = await call('StartSummary', req);
+  if (typeof v !== 'string' || !v) throw new ApiError('The backend returned no summary id', 'StartSummary');
+  return v;
+}
+/** A document's outline sections, in reading order. */
+export const documentSections = async (docID: string): Promise<string[]> => {
+  const v = await call('DocumentSections', docID);
+  return Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
 };
-export const exportDeck = async (deckID: string, format: 'anki' | 'csv' | 'md'): Promise<string> => String((await call('ExportDeck', deckID, format)) ?? '');
+/** Desktop: saves a deck's export where the user picks; returns the path ('' if cancelled). */
+export const saveDeck = async (deckID: string, format: 'apkg' | 'anki' | 'csv' | 'md'): Promise<string> => String((await call('SaveDeck', deckID, format)) ?? '');
+export const exportDeck = async (deckID: string, format: 'apkg' | 'anki' | 'csv' | 'md'): Promise<string> => String((await call('ExportDeck', deckID, format)) ?? '');
 
 export const getMemory = async (): Promise<MemorySettings> => recall.memorySettings(await call('Memory'));
 export const setMemoryEnabled = async (on: boolean): Promise<MemorySettings> => recall.memorySettings(await call('SetMemoryEnabled', on));
@@ -431,6 +442,12 @@ const parsers: { [K in EventName]: (v: unknown) => EventMap[K] } = {
   'document:open': parse.document,
   'library:known': parse.document,
   'memory:changed': recall.memorySettings,
+  'summary:start': study.summaryStart,
+  'summary:token': study.summaryToken,
+  'summary:section': study.summaryPart,
+  'summary:done': study.summaryDone,
+  'summary:error': study.summaryError,
+  'cards:progress': study.cardsProgress,
   'watch:synced': (v: unknown): WatchSynced => {
     const o = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
     const strs = (x: unknown) => (Array.isArray(x) ? x.filter((s): s is string => typeof s === 'string') : []);

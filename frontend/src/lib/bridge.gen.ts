@@ -21,6 +21,7 @@ export interface Bridge {
   DeleteCard(cardID: number): Promise<void>;
   DeleteMemory(id: number): Promise<MemorySettings>;
   DeleteSession(sessionID: string): Promise<void>;
+  DocumentSections(docID: string): Promise<string[]>;
   DueByDocument(): Promise<Record<string, number>>;
   DueCards(deckID: string, limit: number): Promise<Card[]>;
   EditCard(cardID: number, front: string, back: string): Promise<Card>;
@@ -36,7 +37,7 @@ export interface Bridge {
   ListWatched(): Promise<WatchedFolder[]>;
   MakeCards(sessionID: string, docIDs: string[]): Promise<MakeResult>;
   MakeModelCards(sessionID: string, docIDs: string[]): Promise<MakeResult>;
-  MarkAnswer(cardID: number, given: string): Promise<Marking>;
+  MarkAnswer(cardID: number, given: string, judge: boolean): Promise<Marking>;
   MediaSettings(): Promise<MediaSettings>;
   Memory(): Promise<MemorySettings>;
   Meter(): Promise<Meter>;
@@ -51,6 +52,7 @@ export interface Bridge {
   RemoveDocument(docID: string): Promise<void>;
   RenameSession(sessionID: string, title: string): Promise<void>;
   RereadDocument(docID: string): Promise<void>;
+  SaveDeck(deckID: string, format: string): Promise<string>;
   Search(query: string, k: number, docIDs: string[]): Promise<Hit[]>;
   SetAPIKey(provider: string, key: string): Promise<CloudSettings>;
   SetChunkSettings(profiles: Record<string, Record<string, number>>): Promise<ChunkSettings>;
@@ -61,11 +63,11 @@ export interface Bridge {
   SetModels(chatModel: string, embedModel: string): Promise<Status>;
   SetOnlineSources(on: boolean): Promise<OnlineSettings>;
   StartOllama(): Promise<Models>;
+  StartSummary(req: SummaryRequest): Promise<string>;
   Stats(): Promise<Stats>;
   Status(): Promise<Status>;
   StudyDecks(): Promise<Deck[]>;
   StudyStats(): Promise<DeckStats[]>;
-  Summarize(docID: string, sessionID: string): Promise<Summary>;
   SuspendCard(cardID: number, suspended: boolean): Promise<void>;
   Transcript(docID: string): Promise<Transcript>;
   UnwatchFolder(dir: string): Promise<void>;
@@ -91,6 +93,7 @@ export const BRIDGE_METHODS = [
   "DeleteCard",
   "DeleteMemory",
   "DeleteSession",
+  "DocumentSections",
   "DueByDocument",
   "DueCards",
   "EditCard",
@@ -121,6 +124,7 @@ export const BRIDGE_METHODS = [
   "RemoveDocument",
   "RenameSession",
   "RereadDocument",
+  "SaveDeck",
   "Search",
   "SetAPIKey",
   "SetChunkSettings",
@@ -131,11 +135,11 @@ export const BRIDGE_METHODS = [
   "SetModels",
   "SetOnlineSources",
   "StartOllama",
+  "StartSummary",
   "Stats",
   "Status",
   "StudyDecks",
   "StudyStats",
-  "Summarize",
   "SuspendCard",
   "Transcript",
   "UnwatchFolder",
@@ -158,6 +162,12 @@ export type BridgeEvents = {
   "memory:changed": MemorySettings;
   "document:open": Document;
   "library:known": Document;
+  "summary:start": SummaryStart;
+  "summary:token": SummaryToken;
+  "summary:section": SummaryPart;
+  "summary:done": SummaryDone;
+  "summary:error": SummaryError;
+  "cards:progress": CardsProgress;
 };
 
 export const BRIDGE_EVENTS = [
@@ -175,6 +185,12 @@ export const BRIDGE_EVENTS = [
   "memory:changed",
   "document:open",
   "library:known",
+  "summary:start",
+  "summary:token",
+  "summary:section",
+  "summary:done",
+  "summary:error",
+  "cards:progress",
 ] as const;
 
 /** The id prefix of a document event for a file that failed before it had an id. */
@@ -333,12 +349,17 @@ export type MakeResult = {
   existing: number;
   by_kind: Record<string, number>;
   model?: ModelResult | null;
+  stopped?: boolean;
 };
 
 /** github.com/carrel-app/carrel/backend/study.Marking */
 export type Marking = {
   correct: boolean;
   score: number;
+  by: string;
+  similarity: number;
+  closest: number;
+  judge?: Verdict | null;
 };
 
 /** github.com/carrel-app/carrel/backend/engine.MediaSettings */
@@ -441,6 +462,14 @@ export type Status = {
   notices?: string[];
 };
 
+/** github.com/carrel-app/carrel/backend/engine.SummaryRequest */
+export type SummaryRequest = {
+  doc_id: string;
+  session_id: string;
+  section?: string;
+  selection?: Selection | null;
+};
+
 /** github.com/carrel-app/carrel/backend/library.Stats */
 export type Stats = {
   total: StatsPeriod;
@@ -471,17 +500,6 @@ export type DeckStats = {
   quizzes: number;
   last_correct: number;
   last_of: number;
-};
-
-/** github.com/carrel-app/carrel/backend/engine.Summary */
-export type Summary = {
-  doc_id: string;
-  title: string;
-  mode: AnswerMode;
-  sections: SummarySection[];
-  passages: Passage[];
-  session_id: string;
-  message_id: number;
 };
 
 /** github.com/carrel-app/carrel/app.Transcript */
@@ -568,6 +586,55 @@ export type WatchSync = {
   ingested?: Result[];
   removed?: string[];
   removed_ids?: string[];
+};
+
+/** github.com/carrel-app/carrel/app.SummaryStart */
+export type SummaryStart = {
+  id: string;
+  doc_id: string;
+  title: string;
+  scope: string;
+  steps: number;
+  passages: Passage[];
+};
+
+/** github.com/carrel-app/carrel/app.SummaryToken */
+export type SummaryToken = {
+  id: string;
+  text: string;
+  step: number;
+  steps: number;
+  reducing: boolean;
+};
+
+/** github.com/carrel-app/carrel/app.SummaryPart */
+export type SummaryPart = {
+  id: string;
+  section: SummarySection;
+  step: number;
+  steps: number;
+};
+
+/** github.com/carrel-app/carrel/app.SummaryDone */
+export type SummaryDone = {
+  id: string;
+  summary: Summary;
+};
+
+/** github.com/carrel-app/carrel/app.SummaryError */
+export type SummaryError = {
+  id: string;
+  message: string;
+  session_id: string;
+  message_id: number;
+};
+
+/** github.com/carrel-app/carrel/app.CardsProgress */
+export type CardsProgress = {
+  key: string;
+  done: number;
+  total: number;
+  kept: number;
 };
 
 /** github.com/carrel-app/carrel/backend/library.Memory */
@@ -684,6 +751,12 @@ export type ModelResult = {
   failed: number;
 };
 
+/** github.com/carrel-app/carrel/backend/study.Verdict */
+export type Verdict = {
+  correct: boolean;
+  reason: string;
+};
+
 /** github.com/carrel-app/carrel/backend/ingest.MediaTools */
 export type MediaTools = {
   ffmpeg: string;
@@ -727,6 +800,13 @@ export type LlmStatus = {
   error?: string;
 };
 
+/** github.com/carrel-app/carrel/backend/engine.Selection */
+export type Selection = {
+  page: number;
+  page_end: number;
+  text: string;
+};
+
 /** github.com/carrel-app/carrel/backend/library.StatsPeriod */
 export type StatsPeriod = {
   day?: string;
@@ -753,14 +833,14 @@ export type DayCount = {
   again: number;
 };
 
-/** github.com/carrel-app/carrel/backend/library.AnswerMode */
-export type AnswerMode = "model" | "passages" | "not_found";
-
-/** github.com/carrel-app/carrel/backend/engine.SummarySection */
-export type SummarySection = {
-  section: string;
+/** github.com/carrel-app/carrel/backend/library.Segment */
+export type Segment = {
+  start: number;
+  end: number;
+  page: number;
+  from: number;
+  to: number;
   text: string;
-  claims: Claim[];
 };
 
 /** github.com/carrel-app/carrel/backend/chat.Passage */
@@ -779,16 +859,6 @@ export type Passage = {
   strength?: Strength;
 };
 
-/** github.com/carrel-app/carrel/backend/library.Segment */
-export type Segment = {
-  start: number;
-  end: number;
-  page: number;
-  from: number;
-  to: number;
-  text: string;
-};
-
 /** github.com/carrel-app/carrel/backend/chat.Usage */
 export type Usage = {
   prompt_tokens: number;
@@ -798,6 +868,9 @@ export type Usage = {
   duration_ms: number;
   tokens_per_sec: number;
 };
+
+/** github.com/carrel-app/carrel/backend/library.AnswerMode */
+export type AnswerMode = "model" | "passages" | "not_found";
 
 /** github.com/carrel-app/carrel/backend/chat.Claim */
 export type Claim = {
@@ -836,6 +909,31 @@ export type Result = {
   kind?: string;
   transcript?: string;
   duration?: number;
+};
+
+/** github.com/carrel-app/carrel/backend/engine.SummarySection */
+export type SummarySection = {
+  section: string;
+  text: string;
+  claims: Claim[];
+  overview?: boolean;
+};
+
+/** github.com/carrel-app/carrel/backend/engine.Summary */
+export type Summary = {
+  doc_id: string;
+  title: string;
+  scope: string;
+  mode: AnswerMode;
+  sections: SummarySection[];
+  passages: Passage[];
+  num_ctx: number;
+  map_calls: number;
+  reduce_calls: number;
+  dropped: number;
+  stopped: boolean;
+  session_id: string;
+  message_id: number;
 };
 
 /** github.com/carrel-app/carrel/backend/library.MemoryKind */

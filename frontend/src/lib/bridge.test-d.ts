@@ -71,10 +71,23 @@ test('types.ts declares only fields the Go types send, with types their values f
   none<Drift<gen.CardSchedule, hand.CardSchedule>>();
   none<Drift<gen.Deck, hand.Deck>>();
   // study.ts reads an absent model result (cards made without a model) as null.
-  none<Drift<gen.MakeResult, hand.MakeResult, 'model'>>();
+  none<Drift<gen.MakeResult, hand.MakeResult, 'model' | 'stopped'>>();
   // study.ts reads a short-answer question's absent choices as [].
   none<Drift<gen.Question, hand.Question, 'choices'>>();
-  none<Drift<gen.Marking, hand.Marking>>();
+  // study.ts reads an absent verdict (no judge asked) as null.
+  none<Drift<gen.Marking, hand.Marking, 'judge'>>();
+  none<Drift<gen.Verdict, hand.Verdict>>();
+  // study.ts reads a section's absent overview flag as false.
+  none<Drift<gen.SummarySection, hand.SummarySection, 'overview'>>();
+  none<Drift<gen.Summary, hand.Summary, 'sections'>>();
+  none<Drift<gen.SummaryRequest, hand.SummaryRequest>>();
+  none<Drift<gen.Selection, hand.Selection>>();
+  none<Drift<gen.SummaryStart, hand.SummaryStart>>();
+  none<Drift<gen.SummaryToken, hand.SummaryToken>>();
+  none<Drift<gen.SummaryPart, hand.SummaryPart, 'section'>>();
+  none<Drift<gen.SummaryDone, hand.SummaryDone, 'summary'>>();
+  none<Drift<gen.SummaryError, hand.SummaryError>>();
+  none<Drift<gen.CardsProgress, hand.CardsProgress>>();
   none<Drift<gen.QuizScore, hand.QuizScore>>();
   none<Drift<gen.DeckStats, hand.DeckStats>>();
   none<Drift<gen.ModelResult, hand.ModelResult>>();

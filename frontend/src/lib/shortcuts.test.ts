@@ -27,6 +27,8 @@ describe('shortcuts', () => {
     expect(shortcutFor(k('['), false)).toBe('prev-citation');
     expect(shortcutFor(k('/', { typing: true }), false)).toBeNull();
     expect(shortcutFor(k('?', { shiftKey: true }), false)).toBe('help');
+    expect(shortcutFor(k('r'), false)).toBe('review');
+    expect(shortcutFor(k('r', { typing: true }), false)).toBe(null);
     expect(shortcutFor(k('?', { shiftKey: true, typing: true }), false)).toBeNull();
     expect(shortcutFor(k(']', { typing: true }), false)).toBeNull();
   });

@@ -10,6 +10,7 @@ export type Action =
   | 'settings'
   | 'stats'
   | 'toggle-viewer'
+  | 'review'
   | 'help';
 
 export type KeyLike = {
@@ -55,6 +56,7 @@ export function shortcutFor(e: KeyLike, mac = isMac()): Action | null {
   if (e.typing || e.ctrlKey || e.metaKey || e.altKey) return null;
   if (key === '/') return 'focus-ask';
   if (key === '?') return 'help';
+  if (key === 'r') return 'review';
   if (key === ']') return 'next-citation';
   if (key === '[') return 'prev-citation';
   return null;
@@ -75,5 +77,6 @@ export const SHORTCUTS: { keys: (mac: boolean) => string; what: string }[] = [
   { keys: (m) => keyLabel(',', m), what: 'Models and settings' },
   { keys: (m) => keyLabel('i', m), what: 'Usage and stats' },
   { keys: (m) => keyLabel('\\', m), what: 'Show or hide the viewer' },
+  { keys: () => 'R', what: 'Review the cards due now' },
   { keys: () => '?', what: 'Show these shortcuts' },
 ];

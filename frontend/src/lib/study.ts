@@ -1,7 +1,8 @@
 // Flashcards: values from the backend parsed at the boundary (like ./normalize), and the
 // review screen's keys.
 
-import type { CardSchedule, DayCount, Deck, DeckStats, MakeResult, Marking, Question, QuizScore, StudyCard } from './types';
+import { citations, claims } from './normalize';
+import type { CardSchedule, CardsProgress, DayCount, Deck, DeckStats, MakeResult, Marking, Question, QuizScore, StudyCard, Summary, SummaryDone, SummaryError, SummaryPart, SummarySection, SummaryStart, SummaryToken } from './types';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
@@ -68,7 +69,7 @@ export function makeResult(v: unknown): MakeResult {
     for (const [k, n] of Object.entries(obj(m.reasons))) reasons[k] = num(n);
     model = { passages: num(m.passages), proposed: num(m.proposed), kept: num(m.kept), dropped: num(m.dropped), reasons, failed: num(m.failed) };
   }
-  return { deck: deck(o.deck), passages: num(o.passages), made: num(o.made), added: num(o.added), existing: num(o.existing), by_kind: kinds, model };
+  return { deck: deck(o.deck), passages: num(o.passages), made: num(o.made), added: num(o.added), existing: num(o.existing), by_kind: kinds, model, stopped: o.stopped === true };
 }
 
 /** Due cards per document id. */
@@ -127,7 +128,26 @@ export function question(v: unknown): Question {
 
 export const questions = (v: unknown): Question[] => (Array.isArray(v) ? v.map(question) : []);
 
-export const marking = (v: unknown): Marking => ({ correct: obj(v).correct === true, score: num(obj(v).score) });
+export function marking(v: unknown): Marking {
+  const o = obj(v);
+  const by = o.by === 'words' || o.by === 'meaning' || o.by === 'model' ? o.by : '';
+  const j = o.judge && typeof o.judge === 'object' ? obj(o.judge) : null;
+  return {
+    correct: o.correct === true,
+    score: num(o.score),
+    by,
+    similarity: typeof o.similarity === 'number' ? o.similarity : -1,
+    closest: num(o.closest),
+    judge: j ? { correct: j.correct === true, reason: str(j.reason) } : null,
+  };
+}
+
+/** Why a short answer was marked so, for the verdict line ('' when its words decided). */
+export function markingNote(m: Marking): string {
+  if (m.judge) return `The model judged it ${m.judge.correct ? 'right' : 'wrong'}${m.judge.reason ? `: ${m.judge.reason}` : '.'}`;
+  if (m.by === 'meaning') return `Right in other words (meaning ${Math.round(m.similarity * 100)}% like the answer).`;
+  return '';
+}
 
 export function quizScore(v: unknown): QuizScore {
   const o = obj(v);
@@ -195,4 +215,51 @@ export function modelSummary(r: MakeResult, title: string): string {
   if (m.dropped > 0) s += `, ${m.dropped} dropped (${why})`;
   if (m.failed > 0) s += `, ${m.failed} replies unusable`;
   return s;
+}
+
+// ---- summaries ----
+
+export function summarySection(v: unknown): SummarySection {
+  const o = obj(v);
+  return { section: str(o.section), text: str(o.text), claims: claims(o.claims), overview: o.overview === true };
+}
+
+export function summary(v: unknown): Summary {
+  const o = obj(v);
+  return {
+    doc_id: str(o.doc_id),
+    title: str(o.title),
+    scope: str(o.scope),
+    sections: Array.isArray(o.sections) ? o.sections.map(summarySection) : [],
+    passages: citations(o.passages),
+    num_ctx: num(o.num_ctx),
+    map_calls: num(o.map_calls),
+    reduce_calls: num(o.reduce_calls),
+    dropped: num(o.dropped),
+    stopped: o.stopped === true,
+    session_id: str(o.session_id),
+    message_id: num(o.message_id),
+  };
+}
+
+export function summaryStart(v: unknown): SummaryStart {
+  const o = obj(v);
+  return { id: str(o.id), doc_id: str(o.doc_id), title: str(o.title), scope: str(o.scope), steps: num(o.steps), passages: citations(o.passages) };
+}
+export function summaryToken(v: unknown): SummaryToken {
+  const o = obj(v);
+  return { id: str(o.id), text: str(o.text), step: num(o.step), steps: num(o.steps), reducing: o.reducing === true };
+}
+export function summaryPart(v: unknown): SummaryPart {
+  const o = obj(v);
+  return { id: str(o.id), section: summarySection(o.section), step: num(o.step), steps: num(o.steps) };
+}
+export const summaryDone = (v: unknown): SummaryDone => ({ id: str(obj(v).id), summary: summary(obj(v).summary) });
+export function summaryError(v: unknown): SummaryError {
+  const o = obj(v);
+  return { id: str(o.id), message: str(o.message), session_id: str(o.session_id), message_id: num(o.message_id) };
+}
+export function cardsProgress(v: unknown): CardsProgress {
+  const o = obj(v);
+  return { key: str(o.key), done: num(o.done), total: num(o.total), kept: num(o.kept) };
 }

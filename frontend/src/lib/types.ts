@@ -268,6 +268,12 @@ export type EventMap = {
   'document:open': Document;
   /** A file added from the window was already in the library: the document it is. */
   'library:known': Document;
+  'summary:start': SummaryStart;
+  'summary:token': SummaryToken;
+  'summary:section': SummaryPart;
+  'summary:done': SummaryDone;
+  'summary:error': SummaryError;
+  'cards:progress': CardsProgress;
 };
 
 export type EventName = keyof EventMap;
@@ -287,7 +293,41 @@ export const EVENT_NAMES: EventName[] = [
   'memory:changed',
   'document:open',
   'library:known',
+  'summary:start',
+  'summary:token',
+  'summary:section',
+  'summary:done',
+  'summary:error',
+  'cards:progress',
 ];
+
+/** One section of a summary (the overview: the reduce step's summary of the sections). */
+export type SummarySection = { section: string; text: string; claims: Claim[]; overview: boolean };
+/** A summary as saved in its study session (docs/bridge.md "Summaries"). */
+export type Summary = {
+  doc_id: string;
+  title: string;
+  scope: string;
+  sections: SummarySection[];
+  passages: Citation[];
+  num_ctx: number;
+  map_calls: number;
+  reduce_calls: number;
+  dropped: number;
+  stopped: boolean;
+  session_id: string;
+  message_id: number;
+};
+/** What to summarise: a document, an outline section, or a selection on pages. */
+export type SummaryRequest = { doc_id: string; session_id: string; section?: string; selection?: Selection | null };
+export type Selection = { page: number; page_end: number; text: string };
+export type SummaryStart = { id: string; doc_id: string; title: string; scope: string; steps: number; passages: Citation[] };
+export type SummaryToken = { id: string; text: string; step: number; steps: number; reducing: boolean };
+export type SummaryPart = { id: string; section: SummarySection; step: number; steps: number };
+export type SummaryDone = { id: string; summary: Summary };
+export type SummaryError = { id: string; message: string; session_id: string; message_id: number };
+/** Cards asked of the model: passages done of total, cards kept so far. */
+export type CardsProgress = { key: string; done: number; total: number; kept: number };
 
 export type AnswerEvent =
   | { name: 'answer:start'; data: AnswerStart }
@@ -400,11 +440,14 @@ export type Deck = { id: string; session_id: string; title: string; doc_ids: str
 
 /** What a model proposed for cards and what the check in code kept (cards made with a model). */
 export type ModelResult = { passages: number; proposed: number; kept: number; dropped: number; reasons: Record<string, number>; failed: number };
-export type MakeResult = { deck: Deck; passages: number; made: number; added: number; existing: number; by_kind: Record<string, number>; model: ModelResult | null };
+export type MakeResult = { deck: Deck; passages: number; made: number; added: number; existing: number; by_kind: Record<string, number>; model: ModelResult | null; stopped: boolean };
 
 /** A quiz question: multiple choice (choices, answer = index of the right one) or a short answer (no choices, answer -1). */
 export type Question = { card_id: number; prompt: string; choices: string[]; answer: number; card: StudyCard };
-export type Marking = { correct: boolean; score: number };
+/** A short answer's marking: by which grader it was found right ('' when wrong), the share of the answer's words given, the embedding similarity (-1 when not measured) and the judge model's verdict. */
+export type Marking = { correct: boolean; score: number; by: string; similarity: number; closest: number; judge: Verdict | null };
+/** The chat model's verdict on a short answer. */
+export type Verdict = { correct: boolean; reason: string };
 export type QuizScore = { id: number; deck_id: string; questions: number; correct: number; taken_at: string };
 export type DayCount = { day: string; reviews: number; again: number };
 export type DeckStats = {

@@ -104,6 +104,9 @@ export class AppState {
       case 'help':
         this.help = !this.help;
         return;
+      case 'review':
+        void this.study.reviewDeck('', 'Cards due now');
+        return;
       case 'add-documents':
         if (this.side !== 'library') {
           this.side = 'library';

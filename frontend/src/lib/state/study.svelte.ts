@@ -2,8 +2,15 @@
 // document's cards, and the review session the review screen runs.
 
 import * as api from '../api';
-import { docDeckID, modelSummary } from '../study';
-import type { Question, QuizScore, StudyCard } from '../types';
+import { docDeckID, markingNote, modelSummary } from '../study';
+import type { CardsProgress, Question, QuizScore, Selection, StudyCard, Summary, SummaryDone, SummaryError, SummaryPart, SummarySection, SummaryStart, SummaryToken } from '../types';
+
+type SummaryEv =
+  | { kind: 'start'; e: SummaryStart }
+  | { kind: 'token'; e: SummaryToken }
+  | { kind: 'section'; e: SummaryPart }
+  | { kind: 'done'; e: SummaryDone }
+  | { kind: 'error'; e: SummaryError };
 import type { ToastState } from './toasts.svelte';
 
 export class StudyState {
@@ -13,8 +20,8 @@ export class StudyState {
   cards = $state<Record<string, number>>({});
   /** The document whose cards are being made, or ''. */
   making = $state('');
-  /** The document being summarised, or ''. */
-  summarizing = $state('');
+  /** The model's progress making the current document's cards (null before the first passage). */
+  cardsProgress = $state<CardsProgress | null>(null);
   /** The review screen is open. */
   open = $state(false);
   title = $state('');
@@ -38,9 +45,20 @@ export class StudyState {
       clearTimeout(this.#timer);
       this.#timer = setTimeout(() => void this.refreshDue(), 300);
     });
+    const offs = [
+      api.on('cards:progress', (p) => {
+        if (this.making && p.key === `cards:${this.making}`) this.cardsProgress = p;
+      }),
+      api.on('summary:start', (e) => this.#summaryEvent('start', e)),
+      api.on('summary:token', (e) => this.#summaryEvent('token', e)),
+      api.on('summary:section', (e) => this.#summaryEvent('section', e)),
+      api.on('summary:done', (e) => this.#summaryEvent('done', e)),
+      api.on('summary:error', (e) => this.#summaryEvent('error', e)),
+    ];
     return () => {
       clearTimeout(this.#timer);
       off();
+      for (const o of offs) o();
     };
   }
 
@@ -60,6 +78,7 @@ export class StudyState {
   make = async (docID: string, title: string, withModel = false): Promise<void> => {
     if (this.making) return;
     this.making = docID;
+    this.cardsProgress = null;
     try {
       if (withModel) {
         const r = await api.makeModelCards('', [docID]);
@@ -80,26 +99,169 @@ export class StudyState {
       );
       await this.refreshDue();
     } catch (e) {
-      this.toasts.show(`Could not make cards: ${e instanceof Error ? e.message : String(e)}`, 'error');
+      const msg = e instanceof Error ? e.message : String(e);
+      if (/context canceled/.test(msg)) this.toasts.show(`Stopped asking the model for cards from ${title}: the cards checked before are kept`);
+      else this.toasts.show(`Could not make cards: ${msg}`, 'error');
+      void this.refreshDue();
     } finally {
       this.making = '';
+      this.cardsProgress = null;
     }
   };
 
-  /** Summarises a document into a new study session and returns the session's id ('' on failure). */
-  summarize = async (docID: string, title: string): Promise<string> => {
-    if (this.summarizing) return '';
-    this.summarizing = docID;
+  /** Stops the model making the current document's cards (those checked so far are kept). */
+  stopCards = async (): Promise<void> => {
+    if (!this.making) return;
     try {
-      const r = await api.summarize(docID, '');
-      if (r.sections === 0) this.toasts.show(`Nothing to summarise in ${title}`);
-      return r.session_id;
-    } catch (e) {
-      this.toasts.show(`Could not summarise ${title}: ${e instanceof Error ? e.message : String(e)}`, 'error');
-      return '';
-    } finally {
-      this.summarizing = '';
+      await api.cancel(`cards:${this.making}`);
+    } catch {
+      // Already done.
     }
+  };
+
+  // ---- summaries ----
+
+  /** The summary dialog is open, on sumDoc. */
+  sumOpen = $state(false);
+  sumDoc = $state<{ id: string; title: string } | null>(null);
+  /** The document's outline sections, for the scope. */
+  sumSections = $state<string[]>([]);
+  /** '' for the whole document, else the section's title. */
+  sumScope = $state('');
+  /** A selection in the viewer to summarise, instead of a section. */
+  sumSelection = $state<Selection | null>(null);
+  sumID = $state('');
+  sumRunning = $state(false);
+  sumStep = $state(0);
+  sumSteps = $state(0);
+  sumPassages = $state(0);
+  sumReducing = $state(false);
+  /** The model's text of the step running now, as it streams. */
+  sumLive = $state('');
+  /** Sections done (the overview first once made). */
+  sumParts = $state<SummarySection[]>([]);
+  sumResult = $state<Summary | null>(null);
+  sumError = $state('');
+  sumStopped = $state(false);
+  /** The session the summary was saved in ('' until saved). */
+  sumSession = $state('');
+
+  /**
+   * Events that arrive before StartSummary's id does (with no model a summary can be done
+   * before the call returns) wait here, and are replayed once the id is known.
+   */
+  #early: SummaryEv[] = [];
+
+  #summaryEvent(kind: SummaryEv['kind'], e: SummaryEv['e']): void {
+    if (!this.sumID) {
+      if (this.sumRunning) this.#early.push({ kind, e } as SummaryEv);
+      return;
+    }
+    if (e.id !== this.sumID) return;
+    switch (kind) {
+      case 'start': {
+        const x = e as SummaryStart;
+        this.sumSteps = x.steps;
+        this.sumPassages = x.passages.length;
+        return;
+      }
+      case 'token': {
+        const x = e as SummaryToken;
+        if (x.step !== this.sumStep || x.reducing !== this.sumReducing) this.sumLive = '';
+        this.sumStep = x.step;
+        this.sumSteps = Math.max(this.sumSteps, x.steps);
+        this.sumReducing = x.reducing;
+        this.sumLive += x.text;
+        return;
+      }
+      case 'section': {
+        const x = e as SummaryPart;
+        this.sumLive = '';
+        this.sumStep = x.step;
+        this.sumSteps = Math.max(this.sumSteps, x.steps);
+        this.sumParts = x.section.overview ? [x.section, ...this.sumParts] : [...this.sumParts, x.section];
+        return;
+      }
+      case 'done': {
+        const x = e as SummaryDone;
+        this.sumRunning = false;
+        this.sumLive = '';
+        this.sumResult = x.summary;
+        this.sumSession = x.summary.session_id;
+        return;
+      }
+      case 'error': {
+        const x = e as SummaryError;
+        this.sumRunning = false;
+        this.sumLive = '';
+        this.sumError = x.message === 'stopped' ? '' : x.message;
+        this.sumStopped = x.message === 'stopped';
+        this.sumSession = x.message_id ? x.session_id : '';
+      }
+    }
+  }
+
+  /** Opens the summary dialog on a document (and a selection of it). */
+  openSummary = async (docID: string, title: string, selection: Selection | null = null): Promise<void> => {
+    if (this.sumRunning && this.sumDoc?.id !== docID) return;
+    if (!this.sumRunning) this.#resetSummary();
+    this.sumDoc = { id: docID, title };
+    this.sumSelection = selection;
+    this.sumScope = '';
+    this.sumOpen = true;
+    try {
+      this.sumSections = await api.documentSections(docID);
+    } catch {
+      this.sumSections = [];
+    }
+  };
+
+  #resetSummary(): void {
+    this.sumID = '';
+    this.sumStep = this.sumSteps = this.sumPassages = 0;
+    this.sumReducing = false;
+    this.sumLive = '';
+    this.sumParts = [];
+    this.sumResult = null;
+    this.sumError = '';
+    this.sumStopped = false;
+    this.sumSession = '';
+  }
+
+  /** Starts the summary of the dialog's scope; it streams into sumLive and sumParts. */
+  startSummary = async (): Promise<void> => {
+    const d = this.sumDoc;
+    if (!d || this.sumRunning) return;
+    this.#resetSummary();
+    this.sumRunning = true;
+    this.#early = [];
+    try {
+      this.sumID = await api.startSummary({
+        doc_id: d.id,
+        session_id: '',
+        section: this.sumSelection ? undefined : this.sumScope || undefined,
+        selection: this.sumSelection,
+      });
+      const early = this.#early;
+      this.#early = [];
+      for (const ev of early) this.#summaryEvent(ev.kind, ev.e);
+    } catch (e) {
+      this.sumRunning = false;
+      this.sumError = e instanceof Error ? e.message : String(e);
+    }
+  };
+
+  stopSummary = async (): Promise<void> => {
+    if (!this.sumID || !this.sumRunning) return;
+    try {
+      await api.cancel(this.sumID);
+    } catch {
+      // Already done.
+    }
+  };
+
+  hideSummary = (): void => {
+    this.sumOpen = false;
   };
 
   /** Opens the review screen on a document's due cards. */
@@ -194,8 +356,10 @@ export class StudyState {
   quizDeck = $state('');
   questions = $state<Question[]>([]);
   qi = $state(0);
-  /** The current question's answer once given: right or not, and what was given. */
-  answered = $state<{ correct: boolean; given: string } | null>(null);
+  /** The current question's answer once given: right or not, what was given, and why (a short answer's marking). */
+  answered = $state<{ correct: boolean; given: string; note?: string } | null>(null);
+  /** Short answers are judged by the local chat model too (kept across quizzes). */
+  judge = $state(typeof localStorage !== 'undefined' && localStorage.getItem('carrel.quiz.judge') === '1');
   right = $state(0);
   /** The deck's quiz history, read when a quiz ends. */
   scores = $state<QuizScore[]>([]);
@@ -227,6 +391,7 @@ export class StudyState {
     if (!q || this.answered) return;
     let correct: boolean;
     let text: string;
+    let note = '';
     if (typeof given === 'number') {
       if (given < 0 || given >= q.choices.length) return;
       correct = given === q.answer;
@@ -235,14 +400,16 @@ export class StudyState {
       text = given.trim();
       if (!text) return;
       try {
-        correct = (await api.markAnswer(q.card_id, text)).correct;
+        const m = await api.markAnswer(q.card_id, text, this.judge);
+        correct = m.correct;
+        note = markingNote(m);
       } catch (e) {
         this.error = e instanceof Error ? e.message : String(e);
         return;
       }
     }
     if (correct) this.right++;
-    this.answered = { correct, given: text };
+    this.answered = { correct, given: text, note };
   };
 
   /** Goes on to the next question, or ends the quiz and keeps its score. */
@@ -260,6 +427,15 @@ export class StudyState {
       this.scores = await api.quizScores(this.quizDeck);
     } catch (e) {
       this.error = e instanceof Error ? e.message : String(e);
+    }
+  };
+
+  setJudge = (on: boolean): void => {
+    this.judge = on;
+    try {
+      localStorage.setItem('carrel.quiz.judge', on ? '1' : '0');
+    } catch {
+      // Private mode: the choice lasts this session.
     }
   };
 
