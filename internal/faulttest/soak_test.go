@@ -331,6 +331,22 @@ func TestSoak(t *testing.T) {
 		time.Sleep(250 * time.Millisecond)
 	}
 	cancel()
+	// Sessions reconcile too: those asked in and not deleted, and no other.
+	listed, err := eng.Asking().Sessions(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]string{}
+	for _, s := range listed {
+		have[s.ID] = s.Title
+	}
+	kept := map[string]string{}
+	for _, id := range sessions {
+		kept[id] = ""
+	}
+	if !same(have, kept) {
+		t.Errorf("the library lists %d sessions, the soak kept %d (asked in and not deleted)", len(have), len(kept))
+	}
 	for _, d := range docs {
 		if d.Status == library.StatusFailed {
 			t.Errorf("a document failed in the soak: %s %s", d.Path, d.Error)
@@ -348,7 +364,7 @@ func TestSoak(t *testing.T) {
 	}
 	eng.Close()
 	st := consistent(t, cfg)
-	t.Logf("after the soak: %d documents (%d in the watched folder), %d chunks, %d vectors", len(docs), len(files), st.Chunks, st.Vectors)
+	t.Logf("after the soak: %d documents (%d in the watched folder), %d chunks, %d vectors, %d sessions", len(docs), len(files), st.Chunks, st.Vectors, len(have))
 }
 
 func same(a, b map[string]string) bool {
