@@ -374,10 +374,15 @@ export async function firstHourFlow({ page, url, pdf, gopdf, note, empty, broken
   );
   const problems = await layoutProblems(page);
   assert(problems.length === 0, `nothing cut off at 1024×700:\n  ${problems.join('\n  ')}`);
+  // The library folds into a rail while a source is open at 1024: the answer keeps room
+  // to be read (it had 360 px beside the library and the viewer).
+  assert((await page.locator('[data-testid=side-unfold]').isVisible()) && !(await page.locator('[data-testid=side]').isVisible()), 'the library folds while a source is open at 1024');
+  assert(chatNarrow >= 440, `the answer column beside the viewer at 1024 (${chatNarrow}px)`);
   await screenshot(page, 'first-3-viewer-1024');
   // The same at 1440×900 (README screenshots): still nothing cut off.
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.waitForTimeout(400);
+  assert(await page.locator('[data-testid=side]').isVisible(), 'at 1440 the library stays beside the source');
   assert((await layoutProblems(page)).length === 0, `nothing cut off at 1440×900: ${(await layoutProblems(page)).join('; ')}`);
   await screenshot(page, 'first-3-viewer-1440');
   await page.setViewportSize({ width: 1024, height: 700 });
@@ -394,6 +399,11 @@ export async function firstHourFlow({ page, url, pdf, gopdf, note, empty, broken
   const wider = (await page.locator('[data-testid=viewer]').boundingBox()).width;
   assert(wider < before - 30, `dragging the border resizes the viewer (${before} → ${wider})`);
   assert((await layoutProblems(page)).length === 0, 'still nothing cut off after resizing');
+  // The folded library comes back with a click, beside the source.
+  await page.click('[data-testid=side-unfold]');
+  await page.locator('[data-testid=side]').waitFor();
+  const unfolded = await layoutProblems(page);
+  assert(unfolded.length === 0 && (await page.locator('[data-testid=viewer]').isVisible()), `the library unfolded beside the source, nothing cut off: ${unfolded.join('; ')}`);
   // 4. A new session does not keep the previous page open.
   await page.locator('[data-testid=chat]').click({ position: { x: 5, y: 5 } });
   await page.keyboard.press('Control+n');
