@@ -148,7 +148,7 @@ func init() {
 	for _, w := range strings.Fields(`a an and are as at be been but by can could did do does for from had has have
 		he her his how i if in into is it its may might more most no not of on or our she should so some such than that
 		the their them then there these they this those to was we were what when where which while who why will with
-		would you your about also any each only other over very just`) {
+		would you your about also any each only other over very just even`) {
 		stopWords[w] = true
 	}
 }

@@ -16,6 +16,14 @@ func TestStem(t *testing.T) {
 			t.Errorf("Stem(%q) = %q, Stem(%q) = %q: want equal", pair[0], a, pair[1], b)
 		}
 	}
+	// "evening" strips to "even", a stop word: the word "even" is never a question term.
+	terms := QuestionTerms("a delicious evening")
+	if ws := words("even", terms); len(ws) != 1 || ws[0].term != "" {
+		t.Errorf("'even' counted as the question's 'evening': %+v", ws)
+	}
+	if MatchStrength("even so, delicious", terms) != StrengthRelated || MatchStrength("delicious evenings", terms) != StrengthClose {
+		t.Errorf("'even' made a close match of a passage with one word of two")
+	}
 	for _, pair := range [][2]string{{"pond", "ponder"}, {"bus", "bu"}, {"class", "clas"}} {
 		if a, b := Stem(pair[0]), Stem(pair[1]); a == b {
 			t.Errorf("Stem(%q) = Stem(%q) = %q: want different", pair[0], pair[1], a)

@@ -22,4 +22,11 @@ describe('match', () => {
     expect(div.querySelector('strong')!.innerHTML).toBe('Walden, alone');
     expect(div.querySelector('blockquote')!.textContent).toBe('I find it wholesome to be alone. alone 1');
   });
+
+  it('marks "evening" but not "even" (the stem strips -ing: "even" is a stop word, as in the backend)', () => {
+    const div = document.createElement('div');
+    div.innerHTML = '<blockquote><p>A delicious evening, even as far off as the railroad; evenings too.</p></blockquote>';
+    markTerms(div, questionTerms('What happens on a delicious evening?'));
+    expect([...div.querySelectorAll('mark.match')].map((m) => m.textContent)).toEqual(['delicious', 'evening', 'evenings']);
+  });
 });

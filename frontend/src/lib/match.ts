@@ -7,7 +7,7 @@ const STOP = new Set(
   `a an and are as at be been but by can could did do does for from had has have
 he her his how i if in into is it its may might more most no not of on or our she should so some such than that
 the their them then there these they this those to was we were what when where which while who why will with
-would you your about also any each only other over very just`.split(/\s+/),
+would you your about also any each only other over very just even`.split(/\s+/),
 );
 
 /** A light English suffix strip (see Stem in backend/chat/window.go). */
