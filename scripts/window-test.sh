@@ -20,6 +20,9 @@
 #   answer-1024x700.png  the same in a 1024x700 window
 #   stats.png        the stats view after that answer
 #   resumed.png      the app started again: the last session is open again
+#   library-due.png  Walden's flashcards made (no model): the library shows 3 due
+#   review.png       R: the review screen on the cards due
+#   review-answer.png  Space: the card's answer with its passage and the grades 1-4
 # Screenshots, OCR text and the visible text land in test-results/window/.
 # Usage: window-test.sh BINARY
 set -euo pipefail
@@ -257,5 +260,22 @@ quit
 # 3. The window reopens at its size with the last session open again.
 launch
 shoot resumed "what happens on a delicious evening" "best passages"
+quit
+
+# 4. The review screen, built for the keyboard: Walden's cards made with no model (the
+# CLI, same library), R opens the cards due, Space shows the answer and the grades.
+doc=$(HOME=$work XDG_CONFIG_HOME=$work/config "$bin" "${flags[@]}" ingest "$pdf" 2>/dev/null | sed -n 's/.*"doc_id":"\([0-9a-f]*\)".*/\1/p' | head -1)
+[ -n "$doc" ] || { echo "FAIL: no document id for Walden" >&2; exit 1; }
+HOME=$work XDG_CONFIG_HOME=$work/config "$bin" "${flags[@]}" study cards "$doc" >"$work/cards.txt" 2>&1 || { cat "$work/cards.txt" >&2; echo "FAIL: study cards" >&2; exit 1; }
+launch
+shoot library-due "walden" "3 due"
+focus
+# The question box has the focus: Escape leaves it, so R is a shortcut, not a letter.
+xdotool key Escape
+sleep 0.3
+xdotool key r
+shoot review "review: cards due now" "0 reviewed" "show answer"
+xdotool key space
+shoot review-answer "again" "good" "easy" "open source"
 rm -f "$out"/library.*
 echo "window test: all states drawn; screenshots in $out"
