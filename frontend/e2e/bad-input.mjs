@@ -13,7 +13,7 @@ export function makeBadInputs(goodPdf) {
   const dir = mkdtempSync(join(tmpdir(), 'carrel-bad-'));
   const raw = readFileSync(goodPdf);
   const files = [
-    { name: 'corrupt.pdf', data: Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(8000, 0xde)]), want: 'corrupt' },
+    { name: 'corrupt.pdf', data: Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(8000, 0xde)]), want: 'damaged' },
     { name: 'truncated.pdf', data: raw.subarray(0, Math.floor(raw.length / 3)), want: 'truncated' },
     { name: 'empty.pdf', data: Buffer.alloc(0), want: 'empty' },
     { name: 'picture.pdf', data: Buffer.from('\x89PNG\r\n\x1a\n0000IHDR', 'latin1'), want: 'not a pdf' },

@@ -241,6 +241,9 @@ export async function firstHourFlow({ page, url, pdf, gopdf, note, empty, broken
   const png = failures.filter({ hasText: 'lecture.pdf' });
   const pngWhy = (await png.locator('[data-testid=document-error]').getAttribute('title')) ?? '';
   assert(/not a PDF: it looks like a PNG image/.test(pngWhy), `the photo named .pdf is named for what it is (${pngWhy})`);
+  // The row shows the name once, then what is wrong (its two lines reach it).
+  const pngShown = ((await png.locator('[data-testid=document-error]').textContent()) ?? '').trim();
+  assert(/^A \.pdf file that is not a PDF/.test(pngShown), `the reason under the name starts with what is wrong (${pngShown})`);
   const kinds = await page.locator('[data-testid=document-list] [data-testid=document-kind]').allTextContents();
   assert(kinds.includes('Markdown') && kinds.filter((k) => k === 'PDF').length === 2, `kinds as a student knows them (${kinds})`);
   // Titles are not cut by badges: the badges sit below the title, and the title fits its row.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyDocumentEvent, mergeListing, progressView, pruneSelection, summarize, viewDocuments } from './library';
+import { applyDocumentEvent, failureReason, mergeListing, progressView, pruneSelection, summarize, viewDocuments } from './library';
 import { document as parseDocument, documentEvent } from './normalize';
 import type { Document, DocumentEvent } from './types';
 
@@ -151,5 +151,18 @@ describe('OCR marker', () => {
     expect(ocrMarker(parseDocument({ id: 'c', pages: 10, ocr_pages: 3 })).title).toBe('3 scanned pages were read by OCR');
     expect(ocrMarker(parseDocument({ id: 'd', pages: 10 })).label).toBe('');
     expect(parseDocument({ id: 'e', ocr_pages: 'x' }).ocr_pages).toBe(0);
+  });
+});
+
+describe('failure reasons', () => {
+  it('drop the file name the row already shows', () => {
+    expect(failureReason('/t/lecture.pdf', 'lecture.pdf is a .pdf file that is not a PDF: it looks like a PNG image; rename it or export it as PDF')).toBe(
+      'A .pdf file that is not a PDF: it looks like a PNG image; rename it or export it as PDF',
+    );
+    expect(failureReason('/t/empty-notes.pdf', 'empty-notes.pdf is empty (0 bytes); check that it was saved')).toBe('Empty (0 bytes); check that it was saved');
+    expect(failureReason('/t/a.pdf', 'a.pdf: encrypted, enter its password')).toBe('Encrypted, enter its password');
+    // Another file's name, or none: as it is.
+    expect(failureReason('/t/b.pdf', 'a.pdf is empty')).toBe('a.pdf is empty');
+    expect(failureReason('', 'could not read it')).toBe('could not read it');
   });
 });

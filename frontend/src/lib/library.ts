@@ -40,6 +40,22 @@ export function displayTitle(d: Pick<Document, 'title' | 'path'>): string {
   return d.title.trim() || basename(d.path) || 'Untitled';
 }
 
+/**
+ * A failure's reason as its library row shows it, under the file's name: without the
+ * name again, so that its two lines reach what is wrong ("lecture.pdf is a .pdf file that
+ * is not a PDF: it looks like a PNG image; …" → "A .pdf file that is not a PDF: …").
+ */
+export function failureReason(path: string, reason: string): string {
+  const name = basename(path);
+  for (const lead of [`${name} is `, `${name}: `]) {
+    if (name && reason.startsWith(lead) && reason.length > lead.length) {
+      const rest = reason.slice(lead.length);
+      return rest[0].toUpperCase() + rest.slice(1);
+    }
+  }
+  return reason;
+}
+
 export type ProgressView = {
   /** 0..1, or null for "working, amount unknown" (an indeterminate bar). */
   fraction: number | null;
