@@ -462,6 +462,12 @@ export async function firstHourFlow({ page, url, pdf, gopdf, note, empty, broken
   assert((await page.evaluate(() => document.documentElement.dataset.theme)) === 'dark', 'the theme is remembered');
   await page.locator('[data-testid=document]').first().waitFor();
   await assertContrast(page, 'dark');
+  // The earlier session resumed in the dark: its answers, marked words, excerpts' links.
+  await page.click('[data-testid=tab-sessions]');
+  await page.locator('[data-testid=session-open]').first().click();
+  await page.locator('[data-testid=answer-body] mark.match').first().waitFor({ timeout: 10_000 });
+  await assertContrast(page, 'answers; dark');
+  await page.click('[data-testid=tab-library]');
   await page.keyboard.press('Control+,');
   await page.locator('[data-testid=chunk-advanced]').waitFor();
   await assertContrast(page, 'settings; dark', '[data-testid=settings]');
