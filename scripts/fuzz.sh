@@ -21,5 +21,14 @@ done < <(grep -rHo --include='*_test.go' --exclude-dir=node_modules '^func Fuzz[
 echo "fuzz targets=$ran failed=${#failed[@]}"
 if ((${#failed[@]})); then
 	printf 'failed: %s\n' "${failed[@]}"
+	# The inputs found are printed too: on a CI machine the files go with the machine, and
+	# the log is what is left to copy them into testdata/fuzz from.
+	find . -path ./frontend/node_modules -prune -o -path '*/testdata/fuzz/*' -type f -newer "$0" -print 2>/dev/null |
+		while read -r f; do
+			if ! git ls-files --error-unmatch "$f" >/dev/null 2>&1; then
+				echo "found input $f:"
+				cat "$f"
+			fi
+		done
 	exit 1
 fi

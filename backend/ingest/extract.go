@@ -60,7 +60,8 @@ func extractPDF(ctx context.Context, eng *engine, data []byte, password string, 
 	}
 	n := d.count
 	res := &extraction{pages: make([]string, n)}
-	res.title, res.author, res.outline = pdfiumMeta(first, d.doc)
+	var metaWarn []string
+	res.title, res.author, res.outline = pdfiumMeta(first, d.doc, &metaWarn)
 	work := n
 	if only != nil {
 		kept := only[:0:0]
@@ -111,7 +112,7 @@ func extractPDF(ctx context.Context, eng *engine, data []byte, password string, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	res.warnings = x.warnings
+	res.warnings = append(metaWarn, x.warnings...)
 	return res, nil
 }
 
@@ -318,10 +319,10 @@ func annotationText(in pdfium.Pdfium, page references.FPDF_PAGE) (string, error)
 
 // pdfiumMeta reads title, author and outline with PDFium, for documents
 // pdfcpu could not read.
-func pdfiumMeta(in pdfium.Pdfium, doc references.FPDF_DOCUMENT) (title, author string, outline []Heading) {
+func pdfiumMeta(in pdfium.Pdfium, doc references.FPDF_DOCUMENT, warn *[]string) (title, author string, outline []Heading) {
 	defer func() {
 		if v := recover(); v != nil {
-			recovered("title and outline (PDFium)", v)
+			*warn = append(*warn, recovered("title and outline (PDFium)", v))
 		}
 	}()
 	if r, err := in.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: doc, Tag: "Title"}); err == nil {

@@ -64,7 +64,7 @@ func nativeText(ctx context.Context, mctx *model.Context, progress Progress) (re
 // respaceFallback rebuilds from positions the text of those pages read by
 // PDFium whose words are spaced with character spacing (see respace.go).
 func respaceFallback(ctx context.Context, mctx *model.Context, data []byte, password string, texts []string, fallback []int, st *structure) {
-	spaced := tcSpacedPages(mctx)
+	spaced := tcSpacedPages(mctx, &st.warnings)
 	if len(spaced) == 0 {
 		return
 	}

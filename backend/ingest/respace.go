@@ -26,11 +26,11 @@ import (
 // spaces words with character spacing, or all pages when a quarter of
 // them do. It samples a few pages first and scans them all only when a
 // sample shows the pattern.
-func tcSpacedPages(ctx *model.Context) (pages []int) {
+func tcSpacedPages(ctx *model.Context, warn *[]string) (pages []int) {
 	defer func() {
 		if v := recover(); v != nil {
 			pages = nil
-			recovered("character-spacing probe", v)
+			*warn = append(*warn, recovered("character-spacing probe", v))
 		}
 	}()
 	n := ctx.PageCount
