@@ -22,6 +22,7 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/carrel-app/carrel/backend/crashpoint"
 )
 
 // LexDoc is one chunk to index.
@@ -183,19 +184,73 @@ func OpenLexical(dir string) (*Lexical, error) {
 		return nil, fmt.Errorf("index: open lexical: %w", statErr)
 	}
 
-	m, err := lexMapping()
-	if err != nil {
-		return nil, fmt.Errorf("index: lexical mapping: %w", err)
-	}
-	idx, err = bleve.New(dir, m)
-	if err != nil {
+	if err := createLexical(dir); err != nil {
 		return nil, fmt.Errorf("index: create lexical %s: %w", dir, err)
 	}
-	if err := idx.SetInternal([]byte(lexSchemaKey), []byte(lexSchema)); err != nil {
-		idx.Close()
-		return nil, fmt.Errorf("index: create lexical %s: %w", dir, err)
+	if idx, err = bleve.Open(dir); err != nil {
+		return nil, fmt.Errorf("index: open lexical %s: %w", dir, err)
 	}
 	return &Lexical{idx: idx}, nil
+}
+
+// lexCreating is the folder, inside the index's own, where a new index is built.
+const lexCreating = ".creating"
+
+// createLexical makes a new, empty index in dir so that a kill at any moment leaves
+// either no index or a whole one. bleve writes index_meta.json (what makes a folder an
+// index) first and the mapping only when its persister runs: killed in between, the
+// folder was an index that cannot be opened ("error parsing mapping JSON"), taken for a
+// damaged one (seen in test:crash). So the index is built and closed (persisted) in
+// dir/.creating, its files moved up, index_meta.json last; what an interrupted creation
+// left, without index_meta.json, is removed first. dir itself is kept: it may be a mount
+// point or a link of the user's.
+func createLexical(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, lexCreating)
+	for _, name := range []string{lexCreating, "store"} {
+		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("remove what an interrupted creation left: %w", err)
+		}
+	}
+	m, err := lexMapping()
+	if err != nil {
+		return fmt.Errorf("lexical mapping: %w", err)
+	}
+	idx, err := bleve.New(tmp, m)
+	if err != nil {
+		return err
+	}
+	crashpoint.Hit("lexical.created")
+	if err := idx.SetInternal([]byte(lexSchemaKey), []byte(lexSchema)); err != nil {
+		idx.Close()
+		return err
+	}
+	if err := idx.Close(); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Name() != "index_meta.json" {
+			if err := os.Rename(filepath.Join(tmp, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	if err := os.Rename(filepath.Join(tmp, "index_meta.json"), filepath.Join(dir, "index_meta.json")); err != nil {
+		return err
+	}
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	return os.Remove(tmp)
 }
 
 // Add indexes docs in one batch; a chunk id already present is replaced.

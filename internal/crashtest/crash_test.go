@@ -407,6 +407,14 @@ func (fx *fixture) verify(dir, op string, killed bool) error {
 		eng.Close()
 		return err
 	}
+	// A kill must not damage anything: an index found damaged at open (rebuilt from the
+	// database, so Check below would pass) means a write that is not crash-safe.
+	for _, n := range eng.Notices() {
+		if strings.Contains(n, "damaged") {
+			eng.Close()
+			return fmt.Errorf("reopened with a repair: %s", n)
+		}
+	}
 	// Search and ask work on whatever the kill left.
 	hits, serr := eng.Search(ctx, "Thoreau pond", engine.SearchOptions{})
 	ans, aerr := eng.Asking().Ask(ctx, question, asking.Options{}, nil)
