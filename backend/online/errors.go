@@ -3,6 +3,7 @@ package online
 import (
 	"errors"
 	"fmt"
+	"net/http"
 )
 
 // The catalogue of online failures. Get returns an [*Error] that matches one of them with
@@ -49,36 +50,41 @@ type Error struct {
 // OffHint says where online sources are turned on; ErrOff's message ends with it.
 const OffHint = `turn them on in Settings → Online sources (or set "online_off": false in the library's config.json)`
 
+// messages holds each kind's sentence: %[1]s is the URL, %[2]s the detail in
+// parentheses (" (HTTP 503)", or nothing), %[3]s the detail alone.
+var messages = map[error]string{
+	ErrOff:         "%[1]s was not fetched: online sources are turned off; " + OffHint,
+	ErrBadURL:      "%[1]q is not a web address Carrel can fetch%[2]s: give an http:// or https:// link",
+	ErrNotFound:    "%[1]s was not found%[2]s: check the link",
+	ErrLogin:       "%[1]s needs a login%[2]s: Carrel fetches only public pages; save the page from your browser (File → Save as, .html or PDF) and add that file",
+	ErrRateLimited: "%[1]s refused: too many requests%[2]s; try again in a few minutes",
+	ErrServer:      "%[1]s failed on the site's side%[2]s; try again later",
+	ErrTooLarge:    "%[1]s is too large%[2]s; download it and add the file",
+	ErrTooSlow:     "%[1]s was too slow%[2]s; try again later, or download it and add the file",
+	ErrRedirects:   "%[1]s redirects too often or to something that is not a web page%[2]s",
+	ErrContentType: "%[1]s serves %[3]s, not a page or document Carrel reads (web pages, PDF, EPUB, Word, text)",
+	ErrUnreachable: "%[1]s cannot be reached%[2]s: check the address and your connection",
+	ErrNoContent:   "%[1]s has no readable text%[2]s",
+}
+
+// kindByStatus is the kind of the HTTP statuses that say something particular; any
+// other status that is not a success is ErrServer.
+var kindByStatus = map[int]error{
+	http.StatusUnauthorized:      ErrLogin,
+	http.StatusForbidden:         ErrLogin,
+	http.StatusProxyAuthRequired: ErrLogin,
+	http.StatusNotFound:          ErrNotFound,
+	http.StatusGone:              ErrNotFound,
+	http.StatusTooManyRequests:   ErrRateLimited,
+}
+
 func (e *Error) Error() string {
-	d := ""
-	if e.Detail != "" {
-		d = " (" + e.Detail + ")"
-	}
-	switch e.Kind {
-	case ErrOff:
-		return fmt.Sprintf("%s was not fetched: online sources are turned off; %s", e.URL, OffHint)
-	case ErrBadURL:
-		return fmt.Sprintf("%q is not a web address Carrel can fetch%s: give an http:// or https:// link", e.URL, d)
-	case ErrNotFound:
-		return fmt.Sprintf("%s was not found%s: check the link", e.URL, d)
-	case ErrLogin:
-		return fmt.Sprintf("%s needs a login%s: Carrel fetches only public pages; save the page from your browser (File → Save as, .html or PDF) and add that file", e.URL, d)
-	case ErrRateLimited:
-		return fmt.Sprintf("%s refused: too many requests%s; try again in a few minutes", e.URL, d)
-	case ErrServer:
-		return fmt.Sprintf("%s failed on the site's side%s; try again later", e.URL, d)
-	case ErrTooLarge:
-		return fmt.Sprintf("%s is too large%s; download it and add the file", e.URL, d)
-	case ErrTooSlow:
-		return fmt.Sprintf("%s was too slow%s; try again later, or download it and add the file", e.URL, d)
-	case ErrRedirects:
-		return fmt.Sprintf("%s redirects too often or to something that is not a web page%s", e.URL, d)
-	case ErrContentType:
-		return fmt.Sprintf("%s serves %s, not a page or document Carrel reads (web pages, PDF, EPUB, Word, text)", e.URL, e.Detail)
-	case ErrUnreachable:
-		return fmt.Sprintf("%s cannot be reached%s: check the address and your connection", e.URL, d)
-	case ErrNoContent:
-		return fmt.Sprintf("%s has no readable text%s", e.URL, d)
+	if m, ok := messages[e.Kind]; ok {
+		d := ""
+		if e.Detail != "" {
+			d = " (" + e.Detail + ")"
+		}
+		return fmt.Sprintf(m, e.URL, d, e.Detail)
 	}
 	if e.Err != nil {
 		return fmt.Sprintf("%s: %v", e.URL, e.Err)

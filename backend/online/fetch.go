@@ -98,18 +98,14 @@ func statusError(u *url.URL, resp *http.Response) error {
 		return nil
 	}
 	detail := fmt.Sprintf("HTTP %d", code)
-	switch {
-	case code == http.StatusUnauthorized || code == http.StatusForbidden || code == http.StatusProxyAuthRequired:
-		return newError(ErrLogin, u.String(), detail, nil)
-	case code == http.StatusNotFound || code == http.StatusGone:
-		return newError(ErrNotFound, u.String(), detail, nil)
-	case code == http.StatusTooManyRequests:
-		if ra := resp.Header.Get("Retry-After"); ra != "" {
-			detail += ", retry after " + ra + "s"
-		}
-		return newError(ErrRateLimited, u.String(), detail, nil)
+	kind, ok := kindByStatus[code]
+	if !ok {
+		kind = ErrServer
 	}
-	return newError(ErrServer, u.String(), detail, nil)
+	if ra := resp.Header.Get("Retry-After"); kind == ErrRateLimited && ra != "" {
+		detail += ", retry after " + ra + "s"
+	}
+	return newError(kind, u.String(), detail, nil)
 }
 
 // Content kinds that sniff tells apart.
