@@ -10,7 +10,7 @@ const start = (askID: string): AnswerEvent => ({
 const token = (askID: string, text: string): AnswerEvent => ({ name: 'answer:token', data: { ask_id: askID, text } });
 const done = (askID: string, answer: string, over: Record<string, unknown> = {}): AnswerEvent => ({
   name: 'answer:done',
-  data: parse.answerDone({ ask_id: askID, answer, citations: null, usage: { prompt_tokens: 10, completion_tokens: 3 }, model: 'tiny', mode: 'full', ...over }),
+  data: parse.answerDone({ ask_id: askID, answer, citations: null, usage: { prompt_tokens: 10, completion_tokens: 3 }, model: 'tiny', mode: 'model', ...over }),
 });
 const error = (askID: string, message: string, partial: string): AnswerEvent => ({ name: 'answer:error', data: { ask_id: askID, message, partial } });
 
@@ -69,14 +69,16 @@ describe('answer events', () => {
     expect(t.state).toBe('streaming');
   });
 
-  it('reads the engine word "passages" as no-model, and "model" as not', () => {
-    expect(run([done('a1', 'p [1]', { mode: 'passages' })]).t.mode).toBe('no-model');
-    expect(run([done('a1', 'x', { mode: 'model' })]).t.mode).toBe('');
+  it("keeps the answer's own mode, Go's words, and reads an unknown one as ''", () => {
+    expect(run([done('a1', 'p [1]', { mode: 'passages' })]).t.mode).toBe('passages');
+    expect(run([done('a1', 'x', { mode: 'model' })]).t.mode).toBe('model');
+    expect(run([done('a1', 'x', { mode: 'not_found' })]).t.mode).toBe('not_found');
+    expect(run([done('a1', 'x', { mode: 'no-model' })]).t.mode).toBe('');
   });
 
   it('shows the no-model note', () => {
-    const { t } = run([done('a1', 'A passage. [1]', { mode: 'no-model', note: 'Ollama is not running: start it.' })]);
-    expect(t.mode).toBe('no-model');
+    const { t } = run([done('a1', 'A passage. [1]', { mode: 'passages', note: 'Ollama is not running: start it.' })]);
+    expect(t.mode).toBe('passages');
     expect(t.note).toBe('Ollama is not running: start it.');
     expect(turnToMarkdown(t)).toContain('> Ollama is not running');
   });

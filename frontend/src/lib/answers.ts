@@ -3,7 +3,7 @@
 // Ask() returns the askID while events for it may already be on their way, so events
 // whose askID is not yet known are buffered by the caller (see AskBuffer) and replayed.
 
-import type { AnswerEvent, CachedFrom, Citation, Claim, Message, Mode, Usage } from './types';
+import type { AnswerEvent, AnswerMode, CachedFrom, Citation, Claim, Message, Usage } from './types';
 import { answerMode } from './normalize';
 
 export type TurnState =
@@ -23,7 +23,7 @@ export type Turn = {
   text: string;
   tokens: number;
   citations: Citation[];
-  mode: Mode | '';
+  mode: AnswerMode | '';
   model: string;
   note: string;
   usage: Usage | null;

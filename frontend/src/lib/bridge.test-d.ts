@@ -32,12 +32,11 @@ test('types.ts declares only fields the Go types send, with types their values f
   none<Drift<gen.Claim, hand.Claim>>();
   none<Drift<gen.Span, hand.ClaimSpan>>();
   none<Drift<gen.Usage, hand.Usage>>();
-  // An answer's mode is read as the status mode it was made in (normalize.answerMode);
-  // answer:start carries none ('').
+  // answer:start carries no mode (normalize.answerStart fills in '').
   none<Drift<gen.AnswerStart, hand.AnswerStart, 'mode'>>();
   none<Drift<gen.AnswerToken, hand.AnswerToken>>();
   // cached_from: see CachedFrom below (recall.cachedFrom).
-  none<Drift<gen.AnswerDone, hand.AnswerDone, 'mode' | 'cached_from'>>();
+  none<Drift<gen.AnswerDone, hand.AnswerDone, 'cached_from'>>();
   none<Drift<gen.AnswerError, hand.AnswerError>>();
   none<Drift<gen.Session, hand.Session>>();
   none<Drift<gen.Session & { deleted: boolean }, hand.SessionEvent>>();
@@ -98,6 +97,7 @@ test('types.ts declares only fields the Go types send, with types their values f
 
 test('types.ts has the Go enumerated values', () => {
   expectTypeOf<hand.Mode>().toEqualTypeOf<gen.StatusMode>();
+  expectTypeOf<hand.AnswerMode>().toEqualTypeOf<gen.AnswerMode>();
   expectTypeOf<hand.DocumentEvent['status']>().toEqualTypeOf<gen.DocStatus>();
   expectTypeOf<hand.Message['status']>().toEqualTypeOf<gen.MessageStatus>();
   expectTypeOf<hand.CachedFrom['match']>().toEqualTypeOf<gen.CacheMatch>();

@@ -14,6 +14,7 @@ import type {
   DocumentEvent,
   OnlineSettings,
   Hit,
+  AnswerMode,
   Mode,
   Model,
   Models,
@@ -46,15 +47,15 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : v == null ? '' 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : Number(v) || 0);
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
-const MODES: Mode[] = ['full', 'lexical', 'no-model'];
+// Each enumeration's values, checked against the generated Go type: a value added to or
+// removed from the Go type fails to compile here.
+const MODES = Object.keys({ full: 0, lexical: 0, 'no-model': 0 } satisfies Record<Mode, 0>) as Mode[];
+const ANSWER_MODES = Object.keys({ model: 0, passages: 0, not_found: 0 } satisfies Record<AnswerMode, 0>) as AnswerMode[];
 /** Status mode: unknown values read as the most careful one. */
 export const mode = (v: unknown): Mode => (MODES.includes(v as Mode) ? (v as Mode) : 'no-model');
-/**
- * An answer's mode: optional (answer:start may omit it); unknown values read as ''.
- * The engine's own words ("passages" for an answer made of passages) are accepted too.
- */
-export const answerMode = (v: unknown): Mode | '' =>
-  MODES.includes(v as Mode) ? (v as Mode) : v === 'passages' ? 'no-model' : '';
+/** An answer's mode: optional (answer:start may omit it); unknown values read as ''. */
+export const answerMode = (v: unknown): AnswerMode | '' =>
+  ANSWER_MODES.includes(v as AnswerMode) ? (v as AnswerMode) : '';
 
 export function status(v: unknown): Status {
   const o = obj(v);

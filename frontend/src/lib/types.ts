@@ -6,6 +6,8 @@
 import type * as gen from './bridge.gen';
 
 export type Mode = gen.StatusMode;
+/** How an answer was made: by a model, from the passages alone (no model), or not found. */
+export type AnswerMode = gen.AnswerMode;
 
 export type Status = {
   library: string;
@@ -101,7 +103,7 @@ export type Claim = {
 
 export type Usage = { prompt_tokens: number; completion_tokens: number; cost_usd: number };
 
-export type AnswerStart = { ask_id: string; question: string; citations: Citation[]; mode: Mode | ''; session_id?: string };
+export type AnswerStart = { ask_id: string; question: string; citations: Citation[]; mode: AnswerMode | ''; session_id?: string };
 export type AnswerToken = { ask_id: string; text: string };
 export type AnswerDone = {
   ask_id: string;
@@ -109,7 +111,7 @@ export type AnswerDone = {
   citations: Citation[];
   usage: Usage;
   model: string;
-  mode: Mode | '';
+  mode: AnswerMode | '';
   note: string;
   /** The study session the answer was saved in ('' or absent for a plain Ask). */
   session_id?: string;
