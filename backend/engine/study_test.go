@@ -9,6 +9,8 @@ import (
 
 	"github.com/carrel-app/carrel/backend/chunk"
 	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/study"
+	"github.com/carrel-app/carrel/internal/testollama"
 )
 
 // verifies cards follow their document through the engine: re-chunked with other sizes,
@@ -78,5 +80,56 @@ func TestCardsFollowDocument(t *testing.T) {
 	}
 	if left, _ := eng.Library().Cards(ctx, library.CardFilter{DocID: res.DocID}); len(left) != 0 {
 		t.Errorf("%d cards left after their document was removed", len(left))
+	}
+}
+
+// verifies the engine's marking of a short answer with the library's models (the real
+// test Ollama: all-MiniLM-L6-v2 as the embedder, the tiny model as the judge): a
+// rewording that its words fail passes by meaning, compared with the deck's other
+// answers; the same answer with the judge asked comes back with the model's verdict.
+func TestMarkAnswerWithModels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("embeds with a real model")
+	}
+	ctx := context.Background()
+	srv := testollama.Start(t)
+	embed := testollama.MiniLM(t, srv)
+	eng := openEngine(t, Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: embed})
+	path := filepath.Join(t.TempDir(), "cells.md")
+	os.WriteFile(path, []byte("# Cell biology\n\n"+
+		"Diffusion refers to the movement of molecules from a region of higher concentration to one of lower concentration.\n\n"+
+		"A ribosome is a small particle of RNA and protein on which the proteins of the cell are assembled.\n\n"+
+		"A lysosome is a vesicle of enzymes that breaks down the worn-out parts of the cell.\n\n"+
+		"Photosynthesis refers to the making of glucose from carbon dioxide and water with the energy of light.\n"), 0o644)
+	res, err := eng.IngestFile(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	made, err := eng.MakeCards(ctx, "", []string{res.DocID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cards, _ := eng.DeckCards(ctx, made.Deck.ID)
+	var diffusion library.Card
+	for _, c := range cards {
+		if strings.HasPrefix(c.Back, "the movement of molecules") {
+			diffusion = c
+		}
+	}
+	if diffusion.ID == 0 {
+		t.Fatalf("no card for diffusion among %+v", cards)
+	}
+	given := "molecules spreading out from where they are crowded to where there are fewer of them"
+	m, _, err := eng.MarkAnswer(ctx, diffusion.ID, given, false)
+	if err != nil || !m.Correct || m.By != study.ByMeaning || m.Similarity < 0.5 || m.Closest >= m.Similarity {
+		t.Fatalf("a rewording of the answer: %+v %v", m, err)
+	}
+	wrong, _, _ := eng.MarkAnswer(ctx, diffusion.ID, "a vesicle that breaks down the old parts of the cell", false)
+	if wrong.Correct {
+		t.Errorf("another card's answer passed: %+v", wrong)
+	}
+	judged, _, err := eng.MarkAnswer(ctx, diffusion.ID, given, true)
+	if err != nil || judged.Judge == nil || judged.By != study.ByModel || judged.Correct != judged.Judge.Correct {
+		t.Fatalf("with the judge: %+v %v", judged, err)
 	}
 }

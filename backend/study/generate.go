@@ -154,7 +154,8 @@ func balanced(t string) bool {
 func boilerplate(t string) bool {
 	l := strings.ToLower(t)
 	for _, w := range []string{"trademark", "copyright", "all rights reserved", "licensed under", "permission is granted",
-		"no part of this", "may be reproduced", "under license"} {
+		"no part of this", "may be reproduced", "under license", "furnished as is", "subject to change without notice",
+		"should not be construed as a commitment", "without warranty"} {
 		if strings.Contains(l, w) {
 			return true
 		}

@@ -84,6 +84,7 @@ func Mark(ctx context.Context, c library.Card, given string, opt MarkOptions) (M
 		v, err := opt.Judge(ctx, c, given)
 		if err != nil {
 			errs = append(errs, err)
+			m.JudgeError = err.Error()
 		} else {
 			m.Judge = &v
 			m.Correct, m.By = v.Correct, ByModel
@@ -116,7 +117,7 @@ func cosine(a, b []float32) float64 {
 }
 
 // judgeSchema is the verdict a judge model must give (Ollama's structured outputs).
-const judgeSchema = `{"type":"object","properties":{"correct":{"type":"boolean"},"reason":{"type":"string","maxLength":200}},"required":["correct","reason"]}`
+const judgeSchema = `{"type":"object","properties":{"correct":{"type":"boolean"},"reason":{"type":"string","maxLength":160}},"required":["correct","reason"]}`
 
 const judgePrompt = `You mark a student's short answer to a flashcard against the passage it comes from.
 The answer is right when it means the same as the expected answer, in any words; spelling
@@ -129,27 +130,31 @@ func ModelJudge(chat llm.Provider, model string) func(ctx context.Context, c lib
 	return func(ctx context.Context, c library.Card, given string) (Verdict, error) {
 		user := fmt.Sprintf("Passage: %s\n\nQuestion: %s\nExpected answer: %s\nStudent's answer: %s",
 			collapse(c.Context), collapse(c.Front), collapse(c.Back), collapse(given))
-		temp := 0.0
-		var b strings.Builder
-		_, err := chat.Chat(ctx, llm.ChatRequest{
-			Model:       model,
-			Messages:    []llm.Message{{Role: "system", Content: judgePrompt}, {Role: "user", Content: user}},
-			Temperature: &temp,
-			MaxTokens:   300,
-			NumCtx:      4096,
-			Format:      json.RawMessage(judgeSchema),
-		}, func(d llm.Delta) error {
-			b.WriteString(d.Text)
-			return nil
-		})
-		if err != nil {
-			return Verdict{}, fmt.Errorf("mark with the model: %w", err)
+		var reply string
+		// Greedy sampling can loop on a token until the reply is cut (as for cards): a
+		// reply that is not a verdict is asked for once more, sampled.
+		for _, temp := range []float64{0, retryTemperature} {
+			var b strings.Builder
+			_, err := chat.Chat(ctx, llm.ChatRequest{
+				Model:       model,
+				Messages:    []llm.Message{{Role: "system", Content: judgePrompt}, {Role: "user", Content: user}},
+				Temperature: &temp,
+				MaxTokens:   400,
+				NumCtx:      4096,
+				Format:      json.RawMessage(judgeSchema),
+			}, func(d llm.Delta) error {
+				b.WriteString(d.Text)
+				return nil
+			})
+			if err != nil && !errors.Is(err, llm.ErrTruncated) {
+				return Verdict{}, fmt.Errorf("mark with the model: %w", err)
+			}
+			reply = b.String()
+			if v, ok := ParseVerdict(reply); ok {
+				return v, nil
+			}
 		}
-		v, ok := ParseVerdict(b.String())
-		if !ok {
-			return Verdict{}, fmt.Errorf("mark with the model: the reply is not a verdict: %.80q", b.String())
-		}
-		return v, nil
+		return Verdict{}, fmt.Errorf("mark with the model: the reply is not a verdict: %.80q", reply)
 	}
 }
 

@@ -103,8 +103,10 @@ type Marking struct {
 	// (-1: not measured, no embedder), Closest the highest with the deck's other answers.
 	Similarity float64 `json:"similarity"`
 	Closest    float64 `json:"closest"`
-	// Judge is the chat model's verdict, when it was asked.
-	Judge *Verdict `json:"judge,omitempty"`
+	// Judge is the chat model's verdict, when it was asked; JudgeError says why there is
+	// none when it was asked and could not judge (the other graders' marking stands).
+	Judge      *Verdict `json:"judge,omitempty"`
+	JudgeError string   `json:"judge_error,omitempty"`
 }
 
 // minAnswerScore is the share of the right answer's content words a short answer must

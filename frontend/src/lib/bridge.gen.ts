@@ -360,6 +360,7 @@ export type Marking = {
   similarity: number;
   closest: number;
   judge?: Verdict | null;
+  judge_error?: string;
 };
 
 /** github.com/carrel-app/carrel/backend/engine.MediaSettings */

@@ -73,8 +73,8 @@ test('types.ts declares only fields the Go types send, with types their values f
   none<Drift<gen.MakeResult, hand.MakeResult, 'model' | 'stopped'>>();
   // study.ts reads a short-answer question's absent choices as [].
   none<Drift<gen.Question, hand.Question, 'choices'>>();
-  // study.ts reads an absent verdict (no judge asked) as null.
-  none<Drift<gen.Marking, hand.Marking, 'judge'>>();
+  // study.ts reads an absent verdict (no judge asked) as null, an absent judge_error as ''.
+  none<Drift<gen.Marking, hand.Marking, 'judge' | 'judge_error'>>();
   none<Drift<gen.Verdict, hand.Verdict>>();
   // study.ts reads a section's absent overview flag as false.
   none<Drift<gen.SummarySection, hand.SummarySection, 'overview'>>();

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { card, deckStats, dueCounts, lastDays, makeResult, modelSummary, pages, question, quizKey, reviewKey } from './study';
+import { card, deckStats, dueCounts, lastDays, makeResult, marking, markingNote, modelSummary, pages, question, quizKey, reviewKey, summaryPart } from './study';
 
 const k = (key: string, mods: Partial<{ ctrlKey: boolean; metaKey: boolean; altKey: boolean }> = {}) => ({ key, ctrlKey: false, metaKey: false, altKey: false, ...mods });
 
@@ -67,5 +67,23 @@ describe('model cards', () => {
     const r = makeResult({ added: 2, model: { passages: 3, proposed: 5, kept: 2, dropped: 3, reasons: { unsupported: 2, trivial: 1 }, failed: 1 } });
     expect(modelSummary(r, 'Notes')).toBe('The model proposed 5 cards from 3 passages of Notes: 2 new, 3 dropped (2 unsupported, 1 trivial), 1 replies unusable');
     expect(modelSummary(makeResult({ added: 1 }), 'Notes')).toBe('');
+  });
+});
+
+describe('short answers and summaries', () => {
+  test('a marking says which grader decided, and why', () => {
+    const byMeaning = marking({ correct: true, score: 0.2, by: 'meaning', similarity: 0.68, closest: 0.3 });
+    expect(byMeaning.judge).toBeNull();
+    expect(markingNote(byMeaning)).toBe('Right in other words (meaning 68% like the answer).');
+    expect(markingNote(marking({ correct: false, by: '', similarity: -1, judge: { correct: false, reason: 'That is osmosis.' } }))).toBe('The model judged it wrong: That is osmosis.');
+    expect(markingNote(marking({ correct: true, by: 'words', similarity: 0.9, judge_error: 'unreachable' }))).toBe('The model could not judge it (unreachable); marked by words.');
+    expect(marking(null)).toEqual({ correct: false, score: 0, by: '', similarity: -1, closest: 0, judge: null, judge_error: '' });
+  });
+
+  test('a summary section event keeps its claims and overview flag', () => {
+    const p = summaryPart({ id: 's1', section: { section: 'Overview', text: 'Cells work [1].', claims: [{ start: 0, end: 15, supported: true, spans: [] }], overview: true }, step: 3, steps: 4 });
+    expect(p.section.overview).toBe(true);
+    expect(p.section.claims).toHaveLength(1);
+    expect(summaryPart({}).section).toEqual({ section: '', text: '', claims: [], overview: false });
   });
 });

@@ -139,11 +139,13 @@ export function marking(v: unknown): Marking {
     similarity: typeof o.similarity === 'number' ? o.similarity : -1,
     closest: num(o.closest),
     judge: j ? { correct: j.correct === true, reason: str(j.reason) } : null,
+    judge_error: str(o.judge_error),
   };
 }
 
 /** Why a short answer was marked so, for the verdict line ('' when its words decided). */
 export function markingNote(m: Marking): string {
+  if (m.judge_error) return `The model could not judge it (${m.judge_error}); marked by ${m.by === 'meaning' ? 'meaning' : 'words'}.`;
   if (m.judge) return `The model judged it ${m.judge.correct ? 'right' : 'wrong'}${m.judge.reason ? `: ${m.judge.reason}` : '.'}`;
   if (m.by === 'meaning') return `Right in other words (meaning ${Math.round(m.similarity * 100)}% like the answer).`;
   return '';

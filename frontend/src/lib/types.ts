@@ -447,7 +447,7 @@ export type MakeResult = { deck: Deck; passages: number; made: number; added: nu
 /** A quiz question: multiple choice (choices, answer = index of the right one) or a short answer (no choices, answer -1). */
 export type Question = { card_id: number; prompt: string; choices: string[]; answer: number; card: StudyCard };
 /** A short answer's marking: by which grader it was found right ('' when wrong), the share of the answer's words given, the embedding similarity (-1 when not measured) and the judge model's verdict. */
-export type Marking = { correct: boolean; score: number; by: string; similarity: number; closest: number; judge: Verdict | null };
+export type Marking = { correct: boolean; score: number; by: string; similarity: number; closest: number; judge: Verdict | null; judge_error: string };
 /** The chat model's verdict on a short answer. */
 export type Verdict = { correct: boolean; reason: string };
 export type QuizScore = { id: number; deck_id: string; questions: number; correct: number; taken_at: string };
