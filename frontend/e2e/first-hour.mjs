@@ -261,6 +261,23 @@ export async function firstHourFlow({ page, url, pdf, gopdf, note, empty, broken
     .evaluateAll((ts) => ts.filter((t) => t.scrollHeight > t.clientHeight + 1 || t.scrollWidth > t.clientWidth + 1).map((t) => t.textContent.trim()));
   const titles = (await page.locator('[data-testid=document-list] [data-testid=document-title]').allTextContents()).map((t) => t.trim());
   assert(titles.includes('The Go Programming Language') && cut.length === 0, `titles shown whole (${titles}; cut: ${cut})`);
+  // The row's actions, shown on hover, cover nothing that can be clicked (the title opens
+  // the document; Quiz, due and Stop are buttons too).
+  for (const row of await page.locator('[data-testid=document-list] [data-testid=document]').all()) {
+    await row.hover();
+    const covered = await row.evaluate((d) => {
+      const a = d.querySelector('.actions')?.getBoundingClientRect();
+      if (!a) return [];
+      return [...d.querySelectorAll('.body button, .body a')]
+        .filter((b) => {
+          const r = b.getBoundingClientRect();
+          return r.width && r.left < a.right && r.right > a.left && r.top < a.bottom && r.bottom > a.top;
+        })
+        .map((b) => b.textContent.trim().slice(0, 30));
+    });
+    assert(covered.length === 0, `hover actions cover ${covered}`);
+  }
+  await page.mouse.move(0, 0);
   // One page of each book was read by OCR: the badge says one page, not "OCR" or "Scanned".
   const ocr = await page.locator('[data-testid=document-ocr]').allTextContents();
   assert(ocr.length >= 1 && ocr.every((l) => /^\d+ pages? OCR'd$/.test(l.trim())), `the OCR badge says how much (${ocr})`);
