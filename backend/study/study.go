@@ -126,6 +126,9 @@ func FollowSessions(ctx context.Context, lib *library.Library, now time.Time) er
 			continue
 		}
 		s, err := lib.Session(ctx, d.SessionID)
+		if errors.Is(err, library.ErrNotFound) {
+			continue // deleted meanwhile: its deck goes with it
+		}
 		if err != nil {
 			return fmt.Errorf("follow session %s: %w", d.SessionID, err)
 		}
@@ -134,7 +137,7 @@ func FollowSessions(ctx context.Context, lib *library.Library, now time.Time) er
 			return fmt.Errorf("follow session %s: %w", d.SessionID, err)
 		}
 		if d.Title != title || !sameIDs(d.DocIDs, ids) {
-			if err := lib.SetDeckScope(ctx, d.ID, title, ids); err != nil {
+			if err := lib.SetDeckScope(ctx, d.ID, title, ids); err != nil && !errors.Is(err, library.ErrNotFound) {
 				return err
 			}
 		}
