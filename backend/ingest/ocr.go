@@ -163,22 +163,58 @@ func ocrScanned(ctx context.Context, eng *engine, data []byte, password string, 
 			}
 		}
 	}()
-	var scanned []int
-	for _, i := range empty {
-		if i >= d.count {
-			break
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if hasImage(in, d.doc, i) {
-			scanned = append(scanned, i)
-		}
+	scanned, err := scannedPages(ctx, in, d.doc, d.count, empty)
+	if err != nil {
+		return nil, err
 	}
 	res.scanned = len(scanned)
 	if len(scanned) == 0 {
 		return res, nil
 	}
+	tess, scanned := res.plan(o, scanned)
+	if tess == "" {
+		return res, nil
+	}
+	p := &ocrPages{ctx: ctx, tess: tess, o: o, texts: texts, res: res}
+	renderErr := p.run(in, d.doc, scanned)
+	if renderErr != nil {
+		healthy = false // PDFium panicked: the instance is not reused
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if renderErr != nil {
+		res.warnings = append(res.warnings, "Rendering scanned pages for OCR crashed PDFium ("+shortError(renderErr)+"); some pages have no text.")
+	}
+	if len(p.failed) > 0 {
+		sort.Strings(p.failed)
+		res.warnings = append(res.warnings, "OCR could not read "+strings.Join(p.failed[:min(len(p.failed), 5)], ", ")+".")
+	}
+	sort.Ints(res.pages)
+	return res, nil
+}
+
+// scannedPages picks, among the empty pages of a document of count pages, those that
+// show an image.
+func scannedPages(ctx context.Context, in pdfium.Pdfium, doc references.FPDF_DOCUMENT, count int, empty []int) ([]int, error) {
+	var scanned []int
+	for _, i := range empty {
+		if i >= count {
+			break
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if hasImage(in, doc, i) {
+			scanned = append(scanned, i)
+		}
+	}
+	return scanned, nil
+}
+
+// plan returns Tesseract's path and the scanned pages it is to read (at most
+// o.MaxPages), or "" when OCR is off or Tesseract missing; each case is recorded in res.
+func (res *ocrResult) plan(o OCROptions, scanned []int) (string, []int) {
 	tess := ""
 	if !o.Off {
 		tess = o.tesseractPath()
@@ -190,93 +226,102 @@ func ocrScanned(ctx context.Context, eng *engine, data []byte, password string, 
 			what = "install tesseract-ocr to read them"
 		}
 		res.warnings = append(res.warnings, fmt.Sprintf("%s are scanned and have no text: %s.", pageList(scanned), what))
-		return res, nil
+		return "", nil
 	}
 	if len(scanned) > o.MaxPages {
 		res.warnings = append(res.warnings, fmt.Sprintf("Only the first %d of %d scanned pages were read by OCR; the rest have no text.", o.MaxPages, len(scanned)))
 		scanned = scanned[:o.MaxPages]
 	}
+	return tess, scanned
+}
 
-	// One goroutine renders with this PDFium instance; Tesseract runs on
-	// as many pages at once as there are cores.
-	type job struct {
-		page int
-		img  *scanImage
+// ocrPages reads scanned pages: one goroutine renders them with the PDFium instance;
+// Tesseract runs on as many pages at once as there are cores. What it reads goes into
+// texts and res; the pages it could not read into failed.
+type ocrPages struct {
+	ctx   context.Context
+	tess  string
+	o     OCROptions
+	texts []string
+	res   *ocrResult
+
+	mu     sync.Mutex // guards texts, res's pages and layouts, failed
+	failed []string
+}
+
+// ocrJob is one rendered page waiting for Tesseract.
+type ocrJob struct {
+	page int
+	img  *scanImage
+}
+
+// run reads the scanned pages and returns PDFium's panic while rendering, if any.
+func (p *ocrPages) run(in pdfium.Pdfium, doc references.FPDF_DOCUMENT, scanned []int) error {
+	jobs := make(chan ocrJob, 1)
+	var wg sync.WaitGroup
+	for range min(runtime.NumCPU(), len(scanned)) {
+		wg.Go(func() { p.recognise(jobs) })
 	}
-	jobs := make(chan job, 1)
-	var (
-		mu     sync.Mutex
-		failed []string
-		wg     sync.WaitGroup
-	)
-	fail := func(page int, why string) {
-		mu.Lock()
-		failed = append(failed, fmt.Sprintf("page %d (%s)", page+1, why))
-		mu.Unlock()
+	renderErr := p.render(in, doc, scanned, jobs)
+	wg.Wait()
+	return renderErr
+}
+
+func (p *ocrPages) fail(page int, why string) {
+	p.mu.Lock()
+	p.failed = append(p.failed, fmt.Sprintf("page %d (%s)", page+1, why))
+	p.mu.Unlock()
+}
+
+// recognise runs Tesseract on the pages from jobs until it is closed.
+func (p *ocrPages) recognise(jobs <-chan ocrJob) {
+	for j := range jobs {
+		if p.ctx.Err() != nil {
+			continue
+		}
+		tsv, err := runTesseract(p.ctx, p.tess, p.o, j.img)
+		if err != nil {
+			if p.ctx.Err() == nil {
+				p.fail(j.page, shortError(err))
+			}
+			continue
+		}
+		text, lay := readTSV(tsv, j.img.toPage, j.img.width, j.img.height)
+		p.mu.Lock()
+		p.texts[j.page] = text
+		if text != "" {
+			p.res.pages = append(p.res.pages, j.page)
+			p.res.layouts[j.page] = pageLayout{text, lay}
+		}
+		p.mu.Unlock()
 	}
-	workers := min(runtime.NumCPU(), len(scanned))
-	for range workers {
-		wg.Go(func() {
-			for j := range jobs {
-				if ctx.Err() != nil {
-					continue
-				}
-				tsv, err := runTesseract(ctx, tess, o, j.img)
-				if err != nil {
-					if ctx.Err() == nil {
-						fail(j.page, shortError(err))
-					}
-					continue
-				}
-				text, lay := readTSV(tsv, j.img.toPage, j.img.width, j.img.height)
-				mu.Lock()
-				texts[j.page] = text
-				if text != "" {
-					res.pages = append(res.pages, j.page)
-					res.layouts[j.page] = pageLayout{text, lay}
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	var renderErr error
-	func() {
-		defer close(jobs)
-		defer func() {
-			if v := recover(); v != nil {
-				healthy = false
-				renderErr = panicError("PDFium", v)
-			}
-		}()
-		for _, i := range scanned {
-			if ctx.Err() != nil {
-				return
-			}
-			img, err := renderGray(in, d.doc, i, o.DPI)
-			if err != nil {
-				fail(i, "it could not be rendered: "+shortError(err))
-				continue
-			}
-			select {
-			case jobs <- job{i, img}:
-			case <-ctx.Done():
-				return
-			}
+}
+
+// render renders the scanned pages into jobs, closing it when done; a PDFium panic
+// stops it and is returned.
+func (p *ocrPages) render(in pdfium.Pdfium, doc references.FPDF_DOCUMENT, scanned []int, jobs chan<- ocrJob) (renderErr error) {
+	defer close(jobs)
+	defer func() {
+		if v := recover(); v != nil {
+			renderErr = panicError("PDFium", v)
 		}
 	}()
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	for _, i := range scanned {
+		if p.ctx.Err() != nil {
+			return nil
+		}
+		img, err := renderGray(in, doc, i, p.o.DPI)
+		if err != nil {
+			p.fail(i, "it could not be rendered: "+shortError(err))
+			continue
+		}
+		select {
+		case jobs <- ocrJob{i, img}:
+		case <-p.ctx.Done():
+			return nil
+		}
 	}
-	if renderErr != nil {
-		res.warnings = append(res.warnings, "Rendering scanned pages for OCR crashed PDFium ("+shortError(renderErr)+"); some pages have no text.")
-	}
-	if len(failed) > 0 {
-		sort.Strings(failed)
-		res.warnings = append(res.warnings, "OCR could not read "+strings.Join(failed[:min(len(failed), 5)], ", ")+".")
-	}
-	sort.Ints(res.pages)
-	return res, nil
+	return nil
 }
 
 // hasImage reports whether page i shows an image (or a form XObject, which

@@ -143,37 +143,65 @@ func loadFont(x objects, d types.Dict) *font {
 			}
 		}
 	}
-
-	// Widths: the font's own, else the standard 14's metrics.
-	missing := 0.0
-	if desc != nil {
-		missing, _ = num(x.deref(desc["MissingWidth"]))
+	w := f.ownWidths(x, d, desc)
+	f.encode(x, d, desc, base, subtype)
+	// The standard 14's metrics need the text of each code: after the encoding.
+	if subtype != "Type3" {
+		if len(w.widths) > 0 && w.missing == 0 {
+			f.coreWidthsOutside(base, w)
+		}
+		if len(w.widths) == 0 {
+			f.coreWidths(base)
+		}
 	}
-	widths, _ := x.deref(d["Widths"]).(types.Array)
-	first := 0
-	if v, ok := num(x.deref(d["FirstChar"])); ok {
-		first = int(v)
-	}
-	for i := range f.width {
-		f.width[i] = missing
-	}
-	if len(widths) > 0 {
-		for i, w := range widths {
-			c := first + i
-			if c < 0 || c > 255 {
-				continue
-			}
-			if v, ok := num(x.deref(w)); ok {
-				f.width[c] = v
+	// ToUnicode wins over the encoding.
+	if f.toUni != nil {
+		for c := range 256 {
+			if t, ok := f.toUni.text(uint32(c)); ok {
+				f.text[c], f.known[c] = t, true
 			}
 		}
 	}
+	return f
+}
 
-	// The encoding: a base (named, else the font's built-in one) and
-	// differences.
+// simpleWidths is what a simple font's dictionary says of its widths.
+type simpleWidths struct {
+	first   int         // FirstChar: the code of widths[0]
+	widths  types.Array // Widths
+	missing float64     // the descriptor's MissingWidth
+}
+
+// ownWidths sets the widths the font gives (MissingWidth for the codes it leaves out).
+func (f *font) ownWidths(x objects, d, desc types.Dict) simpleWidths {
+	var w simpleWidths
+	if desc != nil {
+		w.missing, _ = num(x.deref(desc["MissingWidth"]))
+	}
+	w.widths, _ = x.deref(d["Widths"]).(types.Array)
+	if v, ok := num(x.deref(d["FirstChar"])); ok {
+		w.first = int(v)
+	}
+	for i := range f.width {
+		f.width[i] = w.missing
+	}
+	for i, wv := range w.widths {
+		c := w.first + i
+		if c < 0 || c > 255 {
+			continue
+		}
+		if v, ok := num(x.deref(wv)); ok {
+			f.width[c] = v
+		}
+	}
+	return w
+}
+
+// encode sets each code's text from the encoding: a base (named, else the font's
+// built-in one) and differences.
+func (f *font) encode(x objects, d, desc types.Dict, base, subtype string) {
 	var base256 *[256]rune
 	var diffs types.Array
-	builtin := false
 	switch e := x.deref(d["Encoding"]).(type) {
 	case types.Name:
 		base256 = namedEncoding(string(e))
@@ -181,38 +209,10 @@ func loadFont(x objects, d types.Dict) *font {
 		base256 = namedEncoding(name(x.deref(e["BaseEncoding"])))
 		diffs, _ = x.deref(e["Differences"]).(types.Array)
 	}
-	flags := 0.0
-	if desc != nil {
-		flags, _ = num(x.deref(desc["Flags"]))
-	}
-	symbolic := int(flags)&4 != 0 && int(flags)&32 == 0
 	var names [256]string
+	builtin := false
 	if base256 == nil {
-		switch {
-		case strings.HasPrefix(base, "Symbol"):
-			base256 = &symbolEncoding
-		case strings.HasPrefix(base, "ZapfDingbats"):
-			base256 = &zapfDingbatsEncoding
-		case subtype == "Type1" || subtype == "MMType1":
-			if desc != nil {
-				if ff, sd := x.stream(desc["FontFile"]); ff != nil {
-					n1, _ := num(x.deref(sd["Length1"]))
-					names, builtin = type1Encoding(ff, int(n1))
-				}
-			}
-			if !builtin && (!symbolic || isStandard14(base)) {
-				base256 = &standardEncoding
-			}
-		case subtype == "TrueType":
-			if !symbolic {
-				base256 = &winAnsiEncoding
-			}
-		case subtype == "Type3":
-		default:
-			if !symbolic {
-				base256 = &standardEncoding
-			}
-		}
+		base256, names, builtin = implicitEncoding(x, desc, base, subtype)
 	}
 	if base256 != nil {
 		for c, r := range base256 {
@@ -246,57 +246,91 @@ func loadFont(x objects, d types.Dict) *font {
 			code++
 		}
 	}
-	// Codes outside Widths without a MissingWidth: a standard 14 font's
-	// own metrics (a space left out of Widths is still a space).
-	if len(widths) > 0 && missing == 0 && subtype != "Type3" {
-		if core := coreName(base); core != "" {
-			for c := range 256 {
-				if c >= first && c < first+len(widths) {
-					continue
-				}
-				wc := c
-				if r := []rune(f.text[c]); core != "Symbol" && core != "ZapfDingbats" && len(r) == 1 {
-					wc = winAnsiCode(r[0])
-				}
-				if cw, err := pdffont.CharWidth(core, rune(wc)); err == nil {
-					f.width[c] = float64(cw)
-				}
+}
+
+// implicitEncoding is the base encoding of a font whose dictionary names none: the
+// Symbol and ZapfDingbats fonts' own, a Type 1 font program's built-in encoding (its
+// glyph names, builtin true), else the standard or WinAnsi encoding unless the font is
+// symbolic.
+func implicitEncoding(x objects, desc types.Dict, base, subtype string) (base256 *[256]rune, names [256]string, builtin bool) {
+	flags := 0.0
+	if desc != nil {
+		flags, _ = num(x.deref(desc["Flags"]))
+	}
+	symbolic := int(flags)&4 != 0 && int(flags)&32 == 0
+	switch {
+	case strings.HasPrefix(base, "Symbol"):
+		return &symbolEncoding, names, false
+	case strings.HasPrefix(base, "ZapfDingbats"):
+		return &zapfDingbatsEncoding, names, false
+	case subtype == "Type1" || subtype == "MMType1":
+		if desc != nil {
+			if ff, sd := x.stream(desc["FontFile"]); ff != nil {
+				n1, _ := num(x.deref(sd["Length1"]))
+				names, builtin = type1Encoding(ff, int(n1))
 			}
 		}
-	}
-	// Standard 14 widths where the font gives none.
-	if len(widths) == 0 && subtype != "Type3" {
-		core := coreName(base)
-		for c := range 256 {
-			w := 0.0
-			if core != "" {
-				r := []rune(f.text[c])
-				wc := 32
-				if len(r) == 1 {
-					wc = winAnsiCode(r[0])
-				}
-				if core == "Symbol" || core == "ZapfDingbats" {
-					wc = c
-				}
-				if cw, err := pdffont.CharWidth(core, rune(wc)); err == nil {
-					w = float64(cw)
-				}
-			}
-			if w == 0 {
-				w = 500
-			}
-			f.width[c] = w
+		if !builtin && (!symbolic || isStandard14(base)) {
+			return &standardEncoding, names, builtin
+		}
+	case subtype == "TrueType":
+		if !symbolic {
+			return &winAnsiEncoding, names, false
+		}
+	case subtype == "Type3":
+	default:
+		if !symbolic {
+			return &standardEncoding, names, false
 		}
 	}
-	// ToUnicode wins over the encoding.
-	if f.toUni != nil {
-		for c := range 256 {
-			if t, ok := f.toUni.text(uint32(c)); ok {
-				f.text[c], f.known[c] = t, true
-			}
+	return nil, names, builtin
+}
+
+// coreWidthsOutside gives the codes outside Widths, when there is no MissingWidth, a
+// standard 14 font's own metrics (a space left out of Widths is still a space).
+func (f *font) coreWidthsOutside(base string, w simpleWidths) {
+	core := coreName(base)
+	if core == "" {
+		return
+	}
+	for c := range 256 {
+		if c >= w.first && c < w.first+len(w.widths) {
+			continue
+		}
+		wc := c
+		if r := []rune(f.text[c]); core != "Symbol" && core != "ZapfDingbats" && len(r) == 1 {
+			wc = winAnsiCode(r[0])
+		}
+		if cw, err := pdffont.CharWidth(core, rune(wc)); err == nil {
+			f.width[c] = float64(cw)
 		}
 	}
-	return f
+}
+
+// coreWidths sets every width of a font that gives none: a standard 14 font's metrics,
+// else 500.
+func (f *font) coreWidths(base string) {
+	core := coreName(base)
+	for c := range 256 {
+		w := 0.0
+		if core != "" {
+			r := []rune(f.text[c])
+			wc := 32
+			if len(r) == 1 {
+				wc = winAnsiCode(r[0])
+			}
+			if core == "Symbol" || core == "ZapfDingbats" {
+				wc = c
+			}
+			if cw, err := pdffont.CharWidth(core, rune(wc)); err == nil {
+				w = float64(cw)
+			}
+		}
+		if w == 0 {
+			w = 500
+		}
+		f.width[c] = w
+	}
 }
 
 func loadComposite(x objects, d types.Dict, f *font) {
