@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/internal/testengine"
 )
 
 // verifies calls made the way the desktop app makes them (Wails calls the bound methods
@@ -28,10 +29,8 @@ func TestDesktopCallsDuringSwitch(t *testing.T) {
 	ctx := context.Background()
 	docs := map[string]string{}
 	for _, dir := range []string{libB, libA} {
-		eng, err := engine.Open(engine.Config{Dir: dir, OllamaHost: "127.0.0.1:9"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		// B is closed here before the bridge opens it again; A is closed by the switch.
+		eng := testengine.Open(t, engine.Config{Dir: dir}, testengine.ClosedByCaller())
 		note := filepath.Join(root, filepath.Base(dir)+".md")
 		os.WriteFile(note, []byte("# Note "+dir+"\n\nPhotosynthesis turns light into sugar in "+filepath.Base(dir)+".\n"), 0o644)
 		res, err := eng.IngestFile(ctx, note, nil)
@@ -45,7 +44,7 @@ func TestDesktopCallsDuringSwitch(t *testing.T) {
 		}
 		a := New(eng, newHub())
 		a.start(ctx)
-		defer func() { a.stop(); eng.Close() }()
+		defer a.stop()
 
 		var stop atomic.Bool
 		var calls atomic.Int64

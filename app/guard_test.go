@@ -17,17 +17,14 @@ import (
 	"time"
 
 	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/internal/testengine"
 )
 
 // guarded starts a bridge on a real loopback port with its address known, as serve
 // does, and returns its base URL.
 func guarded(t *testing.T, opt ServerOptions) (*Server, string, *engine.Engine) {
 	t.Helper()
-	eng, err := engine.Open(engine.Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
+	eng := testengine.Open(t, engine.Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

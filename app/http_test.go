@@ -17,6 +17,7 @@ import (
 
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/internal/testcorpus"
+	"github.com/carrel-app/carrel/internal/testengine"
 )
 
 type sse struct {
@@ -91,11 +92,7 @@ func call(t *testing.T, base, method string, out any, args ...any) int {
 // events, fetch the original file, and get clear errors for bad calls.
 func TestBrowserBridge(t *testing.T) {
 	pdf := testcorpus.File(t, "Walden.pdf")
-	eng, err := engine.Open(engine.Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := testengine.Open(t, engine.Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	assets := fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>Carrel</title>")}}

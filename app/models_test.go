@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/internal/testengine"
 	"github.com/carrel-app/carrel/internal/testollama"
 )
 
@@ -43,11 +44,7 @@ func TestModelsBridge(t *testing.T) {
 	dst := testollama.StartEmpty(t)
 
 	dir := t.TempDir()
-	eng, err := engine.Open(engine.Config{Dir: dir, OllamaHost: dst.Host})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := testengine.Open(t, engine.Config{Dir: dir, OllamaHost: dst.Host})
 	rec := &recorder{}
 	a := New(eng, rec)
 	a.start(context.Background())

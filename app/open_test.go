@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/internal/testengine"
 )
 
 type openRecorder struct {
@@ -48,11 +49,7 @@ func (r *openRecorder) get() ([]Document, map[string]bool) {
 // not opened.
 func TestOpenFiles(t *testing.T) {
 	lib, dir := t.TempDir(), t.TempDir()
-	eng, err := engine.Open(engine.Config{Dir: lib, OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := testengine.Open(t, engine.Config{Dir: lib})
 	rec := &openRecorder{ready: map[string]bool{}}
 	a := New(eng, rec)
 	a.start(context.Background())
@@ -125,11 +122,7 @@ func (r *openRecorder) counts() (known []Document, ready int) {
 // file is not.
 func TestAddKnownFile(t *testing.T) {
 	lib, dir := t.TempDir(), t.TempDir()
-	eng, err := engine.Open(engine.Config{Dir: lib, OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := testengine.Open(t, engine.Config{Dir: lib})
 	rec := &openRecorder{ready: map[string]bool{}}
 	a := New(eng, rec)
 	a.start(context.Background())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/internal/testcorpus"
+	"github.com/carrel-app/carrel/internal/testengine"
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 )
 
@@ -22,11 +23,7 @@ func TestPageWords(t *testing.T) {
 	if err := api.TrimFile(testcorpus.File(t, "Wonderwall.pdf"), scan, []string{"1"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.Open(engine.Config{Dir: t.TempDir(), OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := testengine.Open(t, engine.Config{})
 	a := New(eng, &recorder{})
 	a.start(context.Background())
 	defer a.stop()

@@ -14,6 +14,7 @@ import (
 	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/internal/testengine"
 	"github.com/carrel-app/carrel/internal/testollama"
 )
 
@@ -54,12 +55,8 @@ func TestSessionBridge(t *testing.T) {
 	dir := t.TempDir()
 	note := filepath.Join(dir, "walden.md")
 	os.WriteFile(note, []byte("# Walden\n\nThoreau lived in the woods by Walden Pond and planted beans.\n"), 0o644)
-	eng, err := engine.Open(engine.Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
 		EmbedModel: srv.EmbedModel, MaxTokens: 12})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
 	if r, err := eng.IngestFile(context.Background(), note, nil); err != nil || r.Status != engine.Inserted {
 		t.Fatalf("ingest: %+v %v", r, err)
 	}

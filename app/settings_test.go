@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/internal/testengine"
 )
 
 // verifies switching the library folder over the browser bridge: opening a new empty
@@ -26,11 +27,8 @@ func TestSetLibraryFolder(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, "config"))
 	t.Setenv("CARREL_LIBRARY", "")
 	first := filepath.Join(root, "first")
-	eng, err := engine.Open(engine.Config{Dir: first, OllamaHost: "127.0.0.1:9", ChatModel: "tiny"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	// The switch below closes it.
+	eng := testengine.Open(t, engine.Config{Dir: first, ChatModel: "tiny"}, testengine.ClosedByCaller())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	srv := NewServer(ctx, eng, fstest.MapFS{}, ServerOptions{Token: testToken})

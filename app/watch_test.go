@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/internal/testengine"
 )
 
 type watchRecorder struct {
@@ -55,11 +56,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // UnwatchFolder stops following, and a folder deleted while watched is reported.
 func TestWatchBridge(t *testing.T) {
 	lib, dir := t.TempDir(), t.TempDir()
-	eng, err := engine.Open(engine.Config{Dir: lib, OllamaHost: "127.0.0.1:9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := testengine.Open(t, engine.Config{Dir: lib})
 	rec := &watchRecorder{removed: map[string]bool{}, ready: map[string]bool{}}
 	a := New(eng, rec)
 	a.start(context.Background())

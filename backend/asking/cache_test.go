@@ -195,14 +195,8 @@ const cacheThresholdForTest = 0.85
 // says so.
 func TestAnswerCacheWithoutEmbeddings(t *testing.T) {
 	srv := testollama.Start(t)
-	dir := t.TempDir()
-	note := filepath.Join(dir, "walden.md")
-	os.WriteFile(note, []byte(testcorpus.Woods), 0o644)
-	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
-		EmbedModel: "no-such-embedder", MaxTokens: 16})
-	if _, err := eng.IngestFile(context.Background(), note, nil); err != nil {
-		t.Fatal(err)
-	}
+	eng, _ := testengine.WithNote(t, engine.Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+		EmbedModel: "no-such-embedder", MaxTokens: 16}, "walden.md", testcorpus.Woods)
 	first := testengine.Ask(t, eng, "What did Thoreau plant?", asking.Options{})
 	hit := testengine.Ask(t, eng, "what did Thoreau plant", asking.Options{})
 	if first.Cached != nil || hit.Cached == nil || hit.Cached.Match != chat.MatchWords || hit.Cached.Similarity != 0 {
@@ -249,15 +243,9 @@ func TestCacheMetricsAddUp(t *testing.T) {
 	keyring.MockInit()
 	t.Setenv("OPENAI_API_KEY", "sk-test")
 	srv, calls := fakeRewritingOpenAI(t)
-	dir := t.TempDir()
-	note := filepath.Join(dir, "walden.md")
-	os.WriteFile(note, []byte("# Walden\n\nThoreau planted beans, potatoes, corn and peas by Walden Pond.\n"), 0o644)
-	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"),
-		AnswerConfig: engine.AnswerConfig{Provider: engine.ProviderOpenAI, OpenAIBaseURL: srv.URL}})
+	eng, _ := testengine.WithNote(t, engine.Config{
+		AnswerConfig: engine.AnswerConfig{Provider: engine.ProviderOpenAI, OpenAIBaseURL: srv.URL}}, "walden.md", "# Walden\n\nThoreau planted beans, potatoes, corn and peas by Walden Pond.\n")
 	ctx := context.Background()
-	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
-		t.Fatal(err)
-	}
 	a := testengine.Ask(t, eng, "What did Thoreau plant?", asking.Options{})
 	b := testengine.Ask(t, eng, "What did Thoreau plant by Walden Pond?", asking.Options{})
 	h1 := testengine.Ask(t, eng, "what did thoreau plant", asking.Options{})

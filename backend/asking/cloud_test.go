@@ -65,15 +65,9 @@ func TestCloudAnswersAndBudget(t *testing.T) {
 	keyring.MockInit()
 	t.Setenv("OPENAI_API_KEY", "")
 	srv, calls := fakeOpenAI(t, 100_000, 10_000) // $0.04 + $0.016 at gpt-4.1-mini prices
-	dir := t.TempDir()
-	note := filepath.Join(dir, "walden.md")
-	os.WriteFile(note, []byte("# Walden\n\nThoreau planted beans, potatoes, corn and peas by Walden Pond.\n"), 0o644)
-	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"),
-		AnswerConfig: engine.AnswerConfig{Provider: engine.ProviderOpenAI, OpenAIBaseURL: srv.URL, BudgetUSD: 0.1}})
+	eng, _ := testengine.WithNote(t, engine.Config{
+		AnswerConfig: engine.AnswerConfig{Provider: engine.ProviderOpenAI, OpenAIBaseURL: srv.URL, BudgetUSD: 0.1}}, "walden.md", "# Walden\n\nThoreau planted beans, potatoes, corn and peas by Walden Pond.\n")
 	ctx := context.Background()
-	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := eng.Asking().Ask(ctx, "What did Thoreau plant?", asking.Options{}, nil); !errors.Is(err, llm.ErrNoAPIKey) {
 		t.Fatalf("no key: %v", err)
 	}

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -142,16 +140,10 @@ func TestStopKeepsPartialAnswer(t *testing.T) {
 // (keep_alive), instead of its five-minute default.
 func TestKeepAlive(t *testing.T) {
 	srv := testollama.Start(t)
-	dir := t.TempDir()
-	note := filepath.Join(dir, "walden.md")
-	os.WriteFile(note, []byte(testcorpus.Woods), 0o644)
 	// No embedding model: the test's two models share one weights file, and Ollama
 	// v0.6.5 reloads that file's runner for whichever name asks last.
-	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
-		EmbedModel: "not-installed", MaxTokens: 16})
-	if _, err := eng.IngestFile(context.Background(), note, nil); err != nil {
-		t.Fatal(err)
-	}
+	eng, _ := testengine.WithNote(t, engine.Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+		EmbedModel: "not-installed", MaxTokens: 16}, "walden.md", testcorpus.Woods)
 	if _, err := eng.Asking().Ask(context.Background(), "What did Thoreau plant?", asking.Options{}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -185,14 +177,9 @@ func TestKeepAlive(t *testing.T) {
 // anyway fails with ErrModelNotFound saying the same.
 func TestMissingModel(t *testing.T) {
 	srv := testollama.Start(t)
-	dir := t.TempDir()
-	note := filepath.Join(dir, "walden.md")
-	os.WriteFile(note, []byte(testcorpus.Woods), 0o644)
-	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: "nosuch:1b", EmbedModel: srv.EmbedModel})
+	eng, _ := testengine.WithNote(t, engine.Config{OllamaHost: srv.Host, ChatModel: "nosuch:1b", EmbedModel: srv.EmbedModel},
+		"walden.md", testcorpus.Woods)
 	ctx := context.Background()
-	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
-		t.Fatal(err)
-	}
 	ans, err := eng.Asking().Ask(ctx, "What did Thoreau plant?", asking.Options{}, nil)
 	if err != nil || ans.Mode != "passages" || !strings.Contains(ans.Note, "ollama pull nosuch:1b") {
 		t.Fatalf("answer without the model: %+v %v", ans, err)
@@ -209,7 +196,6 @@ func TestMissingModel(t *testing.T) {
 // window (no silent truncation), its estimate erring high against prompt_eval_count.
 func TestTokenCalibration(t *testing.T) {
 	srv := testollama.Start(t)
-	dir := t.TempDir()
 	var b strings.Builder
 	b.WriteString("# Walden\n\n")
 	for i := range 14 {
@@ -218,15 +204,10 @@ func TestTokenCalibration(t *testing.T) {
 			"he wrote that the beans attached him to the earth and that he came to love his rows. ", i+1)
 		b.WriteString(strings.Repeat("The pond was clear and deep, and the woods around it were quiet. ", 5) + "\n\n")
 	}
-	note := filepath.Join(dir, "beans.md")
-	os.WriteFile(note, []byte(b.String()), 0o644)
 	const maxTokens = 16
-	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
-		EmbedModel: srv.EmbedModel, MaxTokens: maxTokens, TopK: 8})
+	eng, _ := testengine.WithNote(t, engine.Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+		EmbedModel: srv.EmbedModel, MaxTokens: maxTokens, TopK: 8}, "beans.md", b.String())
 	ctx := context.Background()
-	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
-		t.Fatal(err)
-	}
 	first, err := eng.Asking().AnswerOnce(ctx, "What did Thoreau plant by the pond?", nil, nil)
 	if err != nil || first.Mode != "model" || first.UsageEstimated {
 		t.Fatalf("first answer: %+v %v", first, err)

@@ -15,11 +15,26 @@ import (
 	"github.com/carrel-app/carrel/internal/testollama"
 )
 
-// Open opens a library for a test, closed when the test ends: in a new folder unless
-// cfg.Dir names one, with no Ollama (a closed port) unless cfg.OllamaHost names one.
-// (backend/engine's own tests have a copy: they cannot import this package.)
-func Open(tb testing.TB, cfg engine.Config) *engine.Engine {
+// Option changes how Open's engine is looked after.
+type Option func(*options)
+
+type options struct{ closedByCaller bool }
+
+// ClosedByCaller leaves closing the engine to the code under test: the bridge closes the
+// engine it was given when the library is switched, or the test closes it itself before
+// opening the same folder again. The test's cleanup does not close it a second time.
+func ClosedByCaller() Option { return func(o *options) { o.closedByCaller = true } }
+
+// Open opens a library for a test, closed when the test ends (unless [ClosedByCaller]):
+// in a new folder unless cfg.Dir names one, with no Ollama (a closed port) unless
+// cfg.OllamaHost names one. (backend/engine's own tests have a copy: they cannot import
+// this package.)
+func Open(tb testing.TB, cfg engine.Config, opts ...Option) *engine.Engine {
 	tb.Helper()
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
 	if cfg.Dir == "" {
 		cfg.Dir = tb.TempDir()
 	}
@@ -30,7 +45,9 @@ func Open(tb testing.TB, cfg engine.Config) *engine.Engine {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { eng.Close() })
+	if !o.closedByCaller {
+		tb.Cleanup(func() { eng.Close() })
+	}
 	return eng
 }
 
@@ -38,13 +55,27 @@ func Open(tb testing.TB, cfg engine.Config) *engine.Engine {
 // (testcorpus.Woods) and answers of 16 tokens, returning the document's id.
 func WithNotes(t *testing.T, srv *testollama.Server) (*engine.Engine, string) {
 	t.Helper()
-	dir := t.TempDir()
-	note := WriteWoods(t, dir)
-	eng := Open(t, engine.Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
-		EmbedModel: srv.EmbedModel, MaxTokens: 16})
+	return WithNote(t, engine.Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel,
+		EmbedModel: srv.EmbedModel, MaxTokens: 16}, "walden.md", testcorpus.Woods)
+}
+
+// WithNote opens an engine as Open does, in lib/ of a new folder unless cfg.Dir names
+// one, with one document: text written to that folder as name and ingested. It returns
+// the engine and the document's id.
+func WithNote(tb testing.TB, cfg engine.Config, name, text string) (*engine.Engine, string) {
+	tb.Helper()
+	dir := tb.TempDir()
+	note := filepath.Join(dir, name)
+	if err := os.WriteFile(note, []byte(text), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	if cfg.Dir == "" {
+		cfg.Dir = filepath.Join(dir, "lib")
+	}
+	eng := Open(tb, cfg)
 	r, err := eng.IngestFile(context.Background(), note, nil)
 	if err != nil || r.Status != engine.Inserted {
-		t.Fatalf("ingest: %+v %v", r, err)
+		tb.Fatalf("ingest %s: %+v %v", name, r, err)
 	}
 	return eng, r.DocID
 }
