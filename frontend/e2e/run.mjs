@@ -359,7 +359,7 @@ const tests = [
   },
   {
     name: 'study-summary',
-    title: 'no model: Summarise a PDF into a new session of its key sentences, each cited; a marker opens its page highlighted; the session\'s flashcards made and reviewed from the sessions list',
+    title: 'no model: Summarise a PDF in the summary dialog into a new session of its key sentences, each cited; a marker opens its page highlighted; text selected in the viewer summarised on its own; the session\'s flashcards made and reviewed from the sessions list',
     async run(ctx) {
       const port = await closedPort();
       const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
