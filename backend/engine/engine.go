@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/cache"
@@ -289,10 +290,59 @@ func (a lexicalAdapter) SearchLexical(ctx context.Context, q string, k int, docI
 func (a lexicalAdapter) QueryTerms(ctx context.Context, q string) ([]retrieve.TermWeight, error) {
 	tw, err := a.e.lex.QueryTerms(q)
 	out := make([]retrieve.TermWeight, len(tw))
+	unknown := false
 	for i, t := range tw {
 		out[i] = retrieve.TermWeight(t)
+		unknown = unknown || (t.DF == 0 && !t.Known)
+	}
+	if err == nil && unknown {
+		// Only a question with a word no passage holds pays for reading the names.
+		names, nerr := a.e.nameTerms(ctx)
+		if nerr != nil {
+			return nil, nerr
+		}
+		for i := range out {
+			out[i].Known = out[i].Known || names[out[i].Term]
+		}
 	}
 	return out, err
+}
+
+// nameTerms returns the analysed words of the documents' titles and file names: a student
+// names a document by them ("the FOSDEM talk", "the intro Go book"), and a passage need
+// not repeat them.
+func (e *Engine) nameTerms(ctx context.Context) (map[string]bool, error) {
+	docs, err := e.lib.Documents(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("document names: %w", err)
+	}
+	var b strings.Builder
+	for _, d := range docs {
+		b.WriteString(d.Title)
+		b.WriteByte('\n')
+		b.WriteString(nameWords(filepath.Base(d.Path)))
+		b.WriteByte('\n')
+	}
+	return e.lex.TextTerms(b.String()), nil
+}
+
+// nameWords splits a file name into words: at punctuation ("_", "-", "."), between
+// letters and digits, and before a capital that follows a small letter
+// (FOSDEM14_HPC_GoCUDA.pdf → FOSDEM 14 HPC Go CUDA pdf).
+func nameWords(name string) string {
+	var b strings.Builder
+	var prev rune
+	for _, r := range name {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			r = ' '
+		case prev != 0 && prev != ' ' && (unicode.IsDigit(r) != unicode.IsDigit(prev) || (unicode.IsUpper(r) && unicode.IsLower(prev))):
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
 }
 
 func (a lexicalAdapter) TextTerms(text string) map[string]bool { return a.e.lex.TextTerms(text) }

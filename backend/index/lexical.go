@@ -22,6 +22,8 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
+
 	"github.com/carrel-app/carrel/backend/crashpoint"
 )
 
@@ -538,7 +540,13 @@ type TermWeight struct {
 	Term string
 	DF   int // chunks holding the term
 	IDF  float64
+	// Known: no chunk holds the term, but one holds a longer word it begins (at least
+	// minPrefix letters: "intro" of "introduct"), as a student shortens a word.
+	Known bool
 }
+
+// minPrefix is the shortest term counted as the start of a longer indexed word.
+const minPrefix = 4
 
 // QueryTerms analyses question as Search does (English stop words out, stemmed) and
 // returns its distinct terms with their IDF, ln(1 + (N - df + 0.5)/(df + 0.5)). A term
@@ -551,7 +559,7 @@ func (l *Lexical) QueryTerms(question string) ([]TermWeight, error) {
 		return nil, ErrClosed
 	}
 	if tw, ok := l.memoTerms(question); ok {
-		return tw, nil
+		return tw, l.markKnown(tw)
 	}
 	an := l.idx.Mapping().AnalyzerNamed(en.AnalyzerName)
 	if an == nil {
@@ -585,9 +593,54 @@ func (l *Lexical) QueryTerms(question string) ([]TermWeight, error) {
 		}
 		df := tfr.Count()
 		tfr.Close()
-		out = append(out, TermWeight{Term: term, DF: int(df), IDF: math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))})
+		known := false
+		if df == 0 && len(term) >= minPrefix {
+			if known, err = hasPrefixTerm(r, tok.Term); err != nil {
+				return nil, fmt.Errorf("index: query terms: %w", err)
+			}
+		}
+		out = append(out, TermWeight{Term: term, DF: int(df), IDF: math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5)), Known: known})
 	}
 	return out, nil
+}
+
+// markKnown sets Known on the terms in no chunk that begin a longer indexed word (the
+// search's plan, which QueryTerms reuses, does not look). The caller holds l.mu.
+func (l *Lexical) markKnown(tw []TermWeight) error {
+	var r bindex.IndexReader
+	for i, t := range tw {
+		if t.DF > 0 || t.Known || len(t.Term) < minPrefix {
+			continue
+		}
+		if r == nil {
+			ix, err := l.idx.Advanced()
+			if err != nil {
+				return fmt.Errorf("index: query terms: %w", err)
+			}
+			if r, err = ix.Reader(); err != nil {
+				return fmt.Errorf("index: query terms: %w", err)
+			}
+			defer r.Close()
+		}
+		known, err := hasPrefixTerm(r, []byte(t.Term))
+		if err != nil {
+			return fmt.Errorf("index: query terms: %w", err)
+		}
+		tw[i].Known = known
+	}
+	return nil
+}
+
+// hasPrefixTerm reports whether the text field's dictionary holds a term that starts with
+// prefix.
+func hasPrefixTerm(r bindex.IndexReader, prefix []byte) (bool, error) {
+	d, err := r.FieldDictPrefix(fieldText, prefix)
+	if err != nil {
+		return false, err
+	}
+	defer d.Close()
+	e, err := d.Next()
+	return e != nil && e.Count > 0, err
 }
 
 // Terms returns the analysed terms of text in order, as the text field indexes them

@@ -13,6 +13,7 @@ func TestQueryTerms(t *testing.T) {
 	err = l.Add([]LexDoc{
 		{ID: "1", DocID: "d", Text: "The loons were diving in the pond"},
 		{ID: "2", DocID: "d", Text: "Ice on the pond"},
+		{ID: "3", DocID: "d", Text: "An introduction to loons"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -37,5 +38,29 @@ func TestQueryTerms(t *testing.T) {
 	}
 	if have := l.TextTerms("Diving loons"); !have["dive"] || have["pond"] {
 		t.Errorf("TextTerms = %v", have)
+	}
+	if kyoto.Known || pond.Known {
+		t.Errorf("Known set on a word held whole or not at all: %+v", got)
+	}
+	// A shortened word the passages hold longer is known, though no passage holds it;
+	// the same through the terms a search keeps (memoTerms). Three letters are too few.
+	for _, search := range []bool{false, true} {
+		q := "the intro on loo"
+		if search {
+			if _, err := l.Search(q, 5, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tw, err := l.QueryTerms(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		known := map[string]bool{}
+		for _, w := range tw {
+			known[w.Term] = w.Known
+		}
+		if !known["intro"] || known["loo"] {
+			t.Errorf("after search %v: known %v, want intro known (introduction) and loo not", search, known)
+		}
 	}
 }

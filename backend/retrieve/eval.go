@@ -71,7 +71,11 @@ func normTerm(s string) string { return strings.Join(strings.Fields(strings.ToLo
 // name), starts on a listed page or the page just before one, and contains every answer
 // term (case-insensitive, white space normalised). For a multi-hop question the terms may
 // be spread over the hits up to that rank that satisfy the document and page rules.
-func FirstCorrect(q Question, hits []EvalHit) int {
+func FirstCorrect(q Question, hits []EvalHit) int { return FirstCorrectWithin(q, hits, evalDepth) }
+
+// FirstCorrectWithin is FirstCorrect looking at the first depth hits (a diagnosis reads
+// where an answer ranks beyond the scored ten).
+func FirstCorrectWithin(q Question, hits []EvalHit, depth int) int {
 	if !q.Answerable() {
 		return 0
 	}
@@ -89,7 +93,7 @@ func FirstCorrect(q Question, hits []EvalHit) int {
 	multi := q.Kind == "multi-hop"
 	seen := ""
 	for r, h := range hits {
-		if r >= evalDepth {
+		if r >= depth {
 			break
 		}
 		if filepath.Base(h.Doc) != doc || !pages[h.Page] {

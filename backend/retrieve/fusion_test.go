@@ -40,8 +40,22 @@ func TestVectorWeight(t *testing.T) {
 		"Why did the author go to live in the woods?":  WeightMeaning,
 		"What did Thoreau think about his neighbours?": WeightMeaning,
 	} {
-		if got := VectorWeight(q); got != want {
+		if got := VectorWeight(q, nil); got != want {
 			t.Errorf("VectorWeight(%q) = %v, want %v", q, got, want)
+		}
+	}
+	// A plain question whose words put one passage far ahead leans on the words.
+	plain := "Which ice did the Southern customers prefer?"
+	for _, c := range []struct {
+		lex  []Ranked
+		want float64
+	}{
+		{[]Ranked{{Seq: 1, Score: 6.4}, {Seq: 2, Score: 1.9}}, WeightWords},   // 3.4×
+		{[]Ranked{{Seq: 1, Score: 6.4}, {Seq: 2, Score: 3.2}}, WeightMeaning}, // 2×
+		{[]Ranked{{Seq: 1, Score: 6.4}}, WeightMeaning},                       // nothing to lead
+	} {
+		if got := VectorWeight(plain, c.lex); got != c.want {
+			t.Errorf("lexical %v: weight %v, want %v", c.lex, got, c.want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 // Package retrieve finds the passages that answer a question: a lexical (BM25) list and a
 // dense (vector) list of small chunks (children), each mapped to the larger passage around
-// them (parent), fused with Reciprocal Rank Fusion, deduplicated and trimmed to a budget.
+// them (parent), fused by a weighted sum of their scaled scores (FuseWeighted), with
+// neighbouring passages joined (MaxMerged), deduplicated and trimmed to a budget.
 package retrieve
 
 import (
@@ -66,6 +67,10 @@ type TermWeight struct {
 	Term string
 	DF   int
 	IDF  float64
+	// Known says the library names the term though no passage holds it as a word: a
+	// document's title or file name has it, or it begins a longer word the passages
+	// hold ("intro" of "introduction"). Such a term does not make a question off-topic.
+	Known bool
 }
 
 // TermWeigher is what the "nothing relevant" gate needs of the lexical side: a question's
@@ -113,6 +118,16 @@ type Hit struct {
 	VectorRank   int
 	LexicalScore float64
 	VectorScore  float64
+	// parts holds the texts of the passages a joined hit was made of (see join).
+	parts []string
+}
+
+// texts returns the passages' texts a hit holds: its own, or those it was joined from.
+func (h Hit) texts() []string {
+	if len(h.parts) > 0 {
+		return h.parts
+	}
+	return []string{h.Chunk.Text}
 }
 
 // Retriever runs searches. Dense may be nil (no embedding model): hybrid then falls back
@@ -150,7 +165,7 @@ func (r *Retriever) Search(ctx context.Context, query string, opt Options) ([]Hi
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.best(ctx, FuseWeighted(lexU, vecU, r.MinVectorScore, VectorWeight(query)), children, k)
+	out, err := r.best(ctx, FuseWeighted(lexU, vecU, r.MinVectorScore, VectorWeight(query, lexU)), children, k)
 	if err != nil {
 		return nil, err
 	}
@@ -209,6 +224,7 @@ func (r *Retriever) best(ctx context.Context, hits []Hit, children map[int64]int
 	out := make([]Hit, 0, k)
 	var pending []Hit
 	var dd deduper
+	var spans []merged // parallel to out
 	for next := 0; len(out) < k && (next < len(hits) || len(pending) > 0); {
 		if next < len(hits) {
 			batch := hits[next:min(len(hits), next+2*(k-len(out)))]
@@ -231,8 +247,19 @@ func (r *Retriever) best(ctx context.Context, hits []Hit, children map[int64]int
 		}
 		i := 0
 		for ; i < len(pending) && len(out) < k && pending[i].Score >= bound; i++ {
-			if dd.keep(pending[i]) {
-				out = append(out, pending[i])
+			if !dd.keep(pending[i]) {
+				continue
+			}
+			if j := neighbour(out, spans, pending[i]); j >= 0 {
+				out[j] = join(out[j], pending[i])
+				spans[j] = merged{min(spans[j].lo, pending[i].Chunk.Ord), max(spans[j].hi, pending[i].Chunk.Ord), spans[j].n + 1}
+				continue
+			}
+			out = append(out, pending[i])
+			if isParent(pending[i]) {
+				spans = append(spans, merged{pending[i].Chunk.Ord, pending[i].Chunk.Ord, 1})
+			} else {
+				spans = append(spans, merged{})
 			}
 		}
 		pending = pending[i:]
@@ -283,7 +310,7 @@ func offTopic(ctx context.Context, w TermWeigher, query string, hits []Hit) (boo
 	specific := specificWords(query)
 	for _, t := range terms {
 		total += t.IDF
-		if t.DF == 0 && (libraryChunks(t.IDF) >= LargeLibrary || specific(t.Term)) {
+		if t.DF == 0 && !t.Known && (libraryChunks(t.IDF) >= LargeLibrary || specific(t.Term)) {
 			absent = true
 		}
 	}
@@ -294,15 +321,19 @@ func offTopic(ctx context.Context, w TermWeigher, query string, hits []Hit) (boo
 		if h.LexicalRank == 0 {
 			continue
 		}
-		have := w.TextTerms(h.Chunk.Text)
-		var got float64
-		for _, t := range terms {
-			if have[t.Term] {
-				got += t.IDF
+		// A joined hit is judged by its passages one by one: two passages' words
+		// together cover more of any question than one does.
+		for _, text := range h.texts() {
+			have := w.TextTerms(text)
+			var got float64
+			for _, t := range terms {
+				if have[t.Term] {
+					got += t.IDF
+				}
 			}
-		}
-		if got/total >= MinCoverage {
-			return false, nil
+			if got/total >= MinCoverage {
+				return false, nil
+			}
 		}
 	}
 	return true, nil

@@ -60,6 +60,7 @@ func TestRetrieverModes(t *testing.T) {
 type fakeLex struct {
 	list  []Ranked
 	df    map[string]int
+	known map[string]bool
 	texts map[int64]string
 }
 
@@ -71,7 +72,7 @@ func (f fakeLex) QueryTerms(_ context.Context, q string) ([]TermWeight, error) {
 	var out []TermWeight
 	for _, w := range strings.Fields(q) {
 		w = strings.ToLower(w) // as the analyser does
-		out = append(out, TermWeight{Term: w, DF: f.df[w], IDF: 1})
+		out = append(out, TermWeight{Term: w, DF: f.df[w], IDF: 1, Known: f.known[w]})
 	}
 	return out, nil
 }
