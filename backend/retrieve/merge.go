@@ -1,11 +1,18 @@
 package retrieve
 
-import "strings"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/carrel-app/carrel/backend/library"
+)
 
 // MaxMerged is how many neighbouring passages of one document a hit may join. A passage
 // (parent) is cut at a size, not where its subject ends, so an answer often runs over
-// the cut: the bufio.Scanner exercise's title is in one passage and its program in the
-// next. When both halves are retrieved, showing them as one passage gives the reader and
+// the cut: the "1 Line File Server" exercise's title is in one passage and its program
+// in the next. When both halves are retrieved, showing them as one passage gives the reader and
 // the model the whole of it, and frees a place for another source (the auto-merging of
 // LlamaIndex's hierarchical retrieval, on neighbours instead of siblings). Two keeps a
 // hit within twice a passage's size.
@@ -40,17 +47,35 @@ func isParent(h Hit) bool {
 	return h.Chunk.Seq > 0 && h.ChildSeq != h.Chunk.Seq && h.Chunk.ParentSeq == 0
 }
 
-// join makes kept hit a and its neighbour b one hit: the span and text of both in
-// document order, a's score and place (it ranked higher), the lists' best ranks of the two.
-func join(a, b Hit) Hit {
+// PageTexter reads a page's text; a ChunkStore that is one lets neighbours join (their
+// joined text is read from the pages, so that it is exactly the span's).
+type PageTexter interface {
+	PageText(ctx context.Context, docID string, page int) (string, error)
+}
+
+// join makes kept hit a and its neighbour b one hit: the span of both in document order,
+// its text read from the pages, a's score and place (it ranked higher), the lists' best
+// ranks of the two. ok is false when the store cannot give the text.
+func (r *Retriever) join(ctx context.Context, a, b Hit) (Hit, bool, error) {
+	pt, ok := r.Store.(PageTexter)
+	if !ok {
+		return Hit{}, false, nil
+	}
 	first, second := a.Chunk, b.Chunk
 	if b.Chunk.Ord < a.Chunk.Ord {
 		first, second = second, first
 	}
 	c := first
 	c.PageEnd, c.End = second.PageEnd, second.End
-	c.Text = spliceText(first.Text, second.Text)
 	c.ID = "" // no longer one stored passage
+	text, err := spanText(ctx, pt, c)
+	if errors.Is(err, library.ErrNotFound) {
+		return Hit{}, false, nil
+	}
+	if err != nil {
+		return Hit{}, false, fmt.Errorf("join passages: %w", err)
+	}
+	c.Text = text
 	out := a
 	out.Chunk = c
 	out.parts = append(append([]string(nil), a.texts()...), b.Chunk.Text)
@@ -59,7 +84,33 @@ func join(a, b Hit) Hit {
 	if b.MatchType != a.MatchType { // words found one half, meaning the other (or both)
 		out.MatchType = MatchHybrid
 	}
-	return out
+	return out, true, nil
+}
+
+// spanText is the text of c's span as chunks hold it: its pages' texts from Start on the
+// first to End on the last, joined by line breaks (empty pages between left out).
+func spanText(ctx context.Context, pt PageTexter, c library.Chunk) (string, error) {
+	var parts []string
+	for p := c.PageStart; p <= c.PageEnd; p++ {
+		text, err := pt.PageText(ctx, c.DocID, p)
+		if err != nil {
+			return "", err
+		}
+		from, to := 0, len(text)
+		if p == c.PageStart {
+			from = c.Start
+		}
+		if p == c.PageEnd {
+			to = c.End
+		}
+		if from < 0 || from > to || to > len(text) {
+			return "", fmt.Errorf("span %d:%d–%d:%d does not fit page %d (%d bytes)", c.PageStart, c.Start, c.PageEnd, c.End, p, len(text))
+		}
+		if text != "" || p == c.PageStart || p == c.PageEnd {
+			parts = append(parts, text[from:to])
+		}
+	}
+	return strings.Join(parts, "\n"), nil
 }
 
 // bestRank returns the better (lower, non-zero) of two 1-based ranks with its score.
@@ -68,26 +119,4 @@ func bestRank(r1 int, s1 float64, r2 int, s2 float64) (int, float64) {
 		return r2, s2
 	}
 	return r1, s1
-}
-
-// spliceText joins two consecutive passages' texts, which overlap (children and parents
-// are cut with an overlap so that no sentence is lost at a cut): the longest end of a that
-// b begins with is written once.
-func spliceText(a, b string) string {
-	const probe = 32 // b's first characters, looked for in a's end
-	if len(b) >= probe {
-		from := max(0, len(a)-2*len(b))
-		for i := strings.Index(a[from:], b[:probe]); i >= 0; {
-			at := from + i
-			if strings.HasPrefix(b, a[at:]) {
-				return a + b[len(a)-at:]
-			}
-			j := strings.Index(a[at+1:], b[:probe])
-			if j < 0 {
-				break
-			}
-			i = at + 1 + j - from
-		}
-	}
-	return a + "\n" + b
 }

@@ -251,9 +251,15 @@ func (r *Retriever) best(ctx context.Context, hits []Hit, children map[int64]int
 				continue
 			}
 			if j := neighbour(out, spans, pending[i]); j >= 0 {
-				out[j] = join(out[j], pending[i])
-				spans[j] = merged{min(spans[j].lo, pending[i].Chunk.Ord), max(spans[j].hi, pending[i].Chunk.Ord), spans[j].n + 1}
-				continue
+				joined, ok, err := r.join(ctx, out[j], pending[i])
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					out[j] = joined
+					spans[j] = merged{min(spans[j].lo, pending[i].Chunk.Ord), max(spans[j].hi, pending[i].Chunk.Ord), spans[j].n + 1}
+					continue
+				}
 			}
 			out = append(out, pending[i])
 			if isParent(pending[i]) {
