@@ -31,7 +31,7 @@ describe('ChatState.askFresh', () => {
     chat.connect();
     await chat.ask('why did he?', ['d1']);
     const done = {
-      ask_id: 'a1', answer: 'Because.', citations: [], usage: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, model: 'm', mode: 'full' as const,
+      ask_id: 'a1', answer: 'Because.', citations: [], usage: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, model: 'm', mode: 'model' as const,
       note: '', session_id: 's1', cached_from: cachedFrom({ session_id: 's0', question: 'Why did Thoreau go to the woods?', match: 'meaning' }),
     };
     emit('answer:done', done);

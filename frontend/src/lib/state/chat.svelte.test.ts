@@ -34,7 +34,7 @@ describe('ChatState', () => {
   it('replays events that arrived before Ask() returned the id', async () => {
     const p = chat.ask('why?', []);
     expect(chat.turns[0].state).toBe('sending');
-    emit('answer:start', { ask_id: 'a1', question: 'why?', citations: [], mode: 'full' });
+    emit('answer:start', { ask_id: 'a1', question: 'why?', citations: [], mode: 'model' });
     emit('answer:token', { ask_id: 'a1', text: 'Be' });
     emit('answer:token', { ask_id: 'other', text: 'not ours' });
     resolveAsk('a1');
@@ -95,13 +95,13 @@ describe('ChatState sessions', () => {
     const p = chat.ask('first?', []);
     resolveAsk('s-a1');
     await p;
-    emit('answer:done', { ask_id: 's-a1', answer: 'A', citations: [], usage: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, model: 'm', mode: 'full', note: '', session_id: 'sess-1' });
+    emit('answer:done', { ask_id: 's-a1', answer: 'A', citations: [], usage: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, model: 'm', mode: 'model', note: '', session_id: 'sess-1' });
     expect(chat.sessionID).toBe('sess-1');
     const p2 = chat.ask('second?', []);
     resolveAsk('s-a2');
     await p2;
     expect(asked).toEqual(['', 'sess-1']);
-    emit('answer:done', { ask_id: 's-a2', answer: 'B', citations: [], usage: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, model: 'm', mode: 'full', note: '', session_id: 'sess-1' });
+    emit('answer:done', { ask_id: 's-a2', answer: 'B', citations: [], usage: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, model: 'm', mode: 'model', note: '', session_id: 'sess-1' });
     chat.clear();
     expect(chat.sessionID).toBe('');
     expect(chat.turns).toHaveLength(0);
@@ -118,7 +118,7 @@ describe('ChatState sessions', () => {
       messages: [msg(1, 'done'), msg(2, 'stopped'), msg(3, 'truncated'), msg(4, 'failed')] });
     expect(chat.sessionID).toBe('s');
     expect(chat.turns.map((t) => t.state)).toEqual(['done', 'stopped', 'done', 'error']);
-    expect(chat.turns[0]).toMatchObject({ question: 'q1', text: 'a1 [1]', mode: 'no-model', scope: ['d'] });
+    expect(chat.turns[0]).toMatchObject({ question: 'q1', text: 'a1 [1]', mode: 'passages', scope: ['d'] });
     expect(chat.turns[0].citations[0]).toEqual({ n: 1, doc_id: 'd', doc_title: 'D', doc_path: '/d', page: 3, page_end: 3, text: 'p' });
     expect(chat.turns[2].note).toMatch(/stopped early/);
     expect(chat.busy).toBe(false);
