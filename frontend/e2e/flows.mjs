@@ -11,17 +11,24 @@ const ANSWER_TIMEOUT = 180_000;
 export async function uploadAndWaitReady(page, pdfPath, shot, { drop = false } = {}) {
   if (drop) await dropFile(page, pdfPath);
   else await page.setInputFiles('[data-testid=file-input]', pdfPath);
-  const doc = page.locator('[data-testid=document]').first();
+  // The row of this file, not the list's first: a second upload returned the first row
+  // while it was still the earlier document (ready already), and the new row then pushed
+  // it down under the pointer (CI: a hover-only button "covered" by another row's text).
+  const name = basename(pdfPath);
+  const doc = page.locator('[data-testid=document]').filter({
+    has: page.locator(`[data-testid=document-title][title$=${JSON.stringify('/' + name)}]`),
+  });
   await doc.waitFor({ timeout: 30_000 });
   if (shot) await screenshot(page, shot);
   await page.waitForFunction(
-    () => {
-      const d = document.querySelector('[data-testid=document]');
+    (suffix) => {
+      const t = [...document.querySelectorAll('[data-testid=document-title]')].find((e) => e.title.endsWith(suffix));
+      const d = t?.closest('[data-testid=document]');
       const s = d?.getAttribute('data-status');
       if (s === 'failed') throw new Error(`ingest failed: ${d.querySelector('[data-testid=document-error]')?.textContent}`);
       return s === 'ready';
     },
-    null,
+    '/' + name,
     { timeout: READY_TIMEOUT, polling: 250 },
   );
   return doc;
