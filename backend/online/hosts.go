@@ -71,15 +71,20 @@ func (l *HostLog) Record(addr string) {
 	_ = l.save()
 }
 
-// Dial wraps a dial function (nil: a net.Dialer) so that it records each address.
+// Dial wraps a dial function (nil: a net.Dialer) so that it records each address it
+// connects to. A dial that fails is not recorded: the list is of hosts Carrel reached, and
+// an unreachable Ollama (asked again at every status check) was listed as contacted.
 func (l *HostLog) Dial(next func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	if next == nil {
 		d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 		next = d.DialContext
 	}
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		l.Record(addr)
-		return next(ctx, network, addr)
+		conn, err := next(ctx, network, addr)
+		if err == nil {
+			l.Record(addr)
+		}
+		return conn, err
 	}
 }
 

@@ -92,8 +92,8 @@ func (l Limits) withDefaults() Limits {
 type Options struct {
 	// Dial opens every connection (nil: a net.Dialer).
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
-	// Hosts, when set, records each address asked for (before Resolve maps it), for
-	// the settings' list of hosts contacted.
+	// Hosts, when set, records each address connected to, as asked for (before Resolve
+	// maps it), for the settings' list of hosts contacted.
 	Hosts *HostLog
 	// Resolve maps "host:port" to the "ip:port" actually dialled, as curl's --resolve
 	// does (see ParseResolve); the request, its Host header and TLS name are
@@ -130,11 +130,15 @@ func New(opts Options) *Client {
 	resolve := opts.Resolve
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			opts.Hosts.Record(addr)
-			if to, ok := resolve[addr]; ok {
-				addr = to
+			to, ok := resolve[addr]
+			if !ok {
+				to = addr
 			}
-			return dial(ctx, network, addr)
+			conn, err := dial(ctx, network, to)
+			if err == nil { // by the name asked for, and only once reached (HostLog.Dial)
+				opts.Hosts.Record(addr)
+			}
+			return conn, err
 		},
 		TLSClientConfig:       opts.TLS,
 		TLSHandshakeTimeout:   10 * time.Second,
