@@ -139,6 +139,21 @@ func (s *Server) CreateMiniLM(ctx context.Context) (string, error) {
 	return MiniLMModel, r.err
 }
 
+// StartMiniLMServer starts an empty server ([StartEmptyServer]) and creates [MiniLMModel]
+// on it: the embedder the benchmarks measure with. The caller closes the server; it is
+// closed here when the model cannot be created.
+func StartMiniLMServer(ctx context.Context, dir string, logw io.Writer) (*Server, error) {
+	srv, err := StartEmptyServer(ctx, dir, logw)
+	if err != nil {
+		return nil, fmt.Errorf("start test ollama: %w", err)
+	}
+	if _, err := srv.CreateMiniLM(ctx); err != nil {
+		srv.Close()
+		return nil, fmt.Errorf("create %s: %w", MiniLMModel, err)
+	}
+	return srv, nil
+}
+
 // MiniLM creates [MiniLMModel] on s and returns its name; it fails tb if it cannot.
 func MiniLM(tb testing.TB, s *Server) string {
 	tb.Helper()

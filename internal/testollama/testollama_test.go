@@ -131,6 +131,36 @@ func TestCloseStopsProcessGroup(t *testing.T) {
 	}
 }
 
+// verifies that StartMiniLMServer gives a server with MiniLM and nothing else on it: the
+// embedder answers with its 384 dimensions, and the tiny models were not created.
+func TestStartMiniLMServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("creates a real model")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	srv, err := StartMiniLMServer(ctx, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c := client(t, srv.Host)
+	list, err := c.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Models) != 1 || list.Models[0].Name != MiniLMModel+":latest" {
+		t.Errorf("models %+v, want only %s", list.Models, MiniLMModel)
+	}
+	emb, err := c.Embed(ctx, &api.EmbedRequest{Model: MiniLMModel, Input: "a pond at dusk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(emb.Embeddings) != 1 || len(emb.Embeddings[0]) != 384 {
+		t.Errorf("embeddings: %d, want one of width 384", len(emb.Embeddings))
+	}
+}
+
 func TestRegistryPull(t *testing.T) {
 	src := Start(t)
 	regURL, closeReg := ServeRegistry(src.ModelsDir, src.ChatModel)

@@ -47,15 +47,12 @@ func main() {
 
 func run(doc string, runs int) error {
 	ctx := context.Background()
-	srv, err := testollama.StartEmptyServer(ctx, "", nil)
+	srv, err := testollama.StartMiniLMServer(ctx, "", nil)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	model, err := srv.CreateMiniLM(ctx)
-	if err != nil {
-		return err
-	}
+	model := testollama.MiniLMModel
 	paths, err := corpus(doc)
 	if err != nil {
 		return err

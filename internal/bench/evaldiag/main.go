@@ -56,15 +56,12 @@ func rank(q retrieve.Question, hits []engine.Hit) (int, engine.Hit) {
 
 func run(lib, qa string, depth int, only string, modes []string) error {
 	ctx := context.Background()
-	srv, err := testollama.StartEmptyServer(ctx, "", nil)
+	srv, err := testollama.StartMiniLMServer(ctx, "", nil)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	model, err := srv.CreateMiniLM(ctx)
-	if err != nil {
-		return err
-	}
+	model := testollama.MiniLMModel
 	cfg := engine.Config{Dir: lib, OllamaHost: srv.Host, EmbedModel: model}
 	eng, err := engine.Open(cfg)
 	if err != nil {

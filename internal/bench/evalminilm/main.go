@@ -46,15 +46,12 @@ func main() {
 func run(lib, qa string, first int, quick, verbose bool, modes []string) error {
 	ctx := context.Background()
 	began := time.Now()
-	srv, err := testollama.StartEmptyServer(ctx, "", nil)
+	srv, err := testollama.StartMiniLMServer(ctx, "", nil)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	model, err := srv.CreateMiniLM(ctx)
-	if err != nil {
-		return err
-	}
+	model := testollama.MiniLMModel
 	var subsets []evalembed.Subset
 	if first > 0 {
 		path, err := firstQuestions(qa, first)
