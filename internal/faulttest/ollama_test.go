@@ -216,6 +216,27 @@ func TestModelDeletedInUse(t *testing.T) {
 	consistent(t, config(dir, srv.Host))
 }
 
+// frozenStall is the stall timeout of the tests that freeze Ollama: short, so that a
+// question to a frozen Ollama ends soon.
+const frozenStall = 3 * time.Second
+
+// toFreeze is the setup of the tests that freeze Ollama: an engine on an Ollama of the
+// test's own, writing long answers, with the stall timeout at [frozenStall], and a note of
+// 8 paragraphs on a cabin ingested. The engine is closed when the test ends.
+func toFreeze(t *testing.T) (*testollama.Server, *engine.Engine, engine.Config) {
+	t.Helper()
+	srv := own(t)
+	dir := t.TempDir()
+	cfg := longAnswers(config(filepath.Join(dir, "lib"), srv.Host))
+	cfg.OllamaStallSeconds = int(frozenStall / time.Second)
+	eng := open(t, cfg)
+	t.Cleanup(func() { eng.Close() })
+	if r, err := eng.IngestFile(context.Background(), note(t, dir, "cabin", 8), nil); err != nil || r.Status != engine.Inserted {
+		t.Fatalf("ingest: %+v %v", r, err)
+	}
+	return srv, eng, cfg
+}
+
 // verifies Ollama frozen (SIGSTOP: the kernel still accepts connections, nothing
 // answers), mid-answer and mid-embedding, with the stall timeout at 3 s: the answer ends
 // within the timeout plus a margin with an error saying Ollama stopped answering, its
@@ -223,17 +244,8 @@ func TestModelDeletedInUse(t *testing.T) {
 // passages instead of waiting; an ingest while it is frozen adds the document, searchable
 // by its words, its vectors left waiting; after SIGCONT they are embedded.
 func TestOllamaFrozen(t *testing.T) {
-	const stall = 3 * time.Second
-	srv := own(t)
+	srv, eng, cfg := toFreeze(t)
 	ctx := context.Background()
-	dir := t.TempDir()
-	cfg := longAnswers(config(filepath.Join(dir, "lib"), srv.Host))
-	cfg.OllamaStallSeconds = int(stall / time.Second)
-	eng := open(t, cfg)
-	defer eng.Close()
-	if r, err := eng.IngestFile(ctx, note(t, dir, "cabin", 8), nil); err != nil || r.Status != engine.Inserted {
-		t.Fatalf("ingest: %+v %v", r, err)
-	}
 	var frozeAt time.Time
 	fn, got := onFirstToken(func() { frozeAt = time.Now(); srv.Signal(syscall.SIGSTOP) })
 	actx, cancel := context.WithTimeout(ctx, 2*time.Minute)
@@ -253,8 +265,8 @@ func TestOllamaFrozen(t *testing.T) {
 	}
 	// The watchdog is reset by every piece: the wait is the stall timeout, give or take
 	// the pieces in flight; 20 s allows a loaded machine.
-	if waited < stall || waited > stall+20*time.Second {
-		t.Fatalf("the answer was given up %s after Ollama froze; want about %s", waited, stall)
+	if waited < frozenStall || waited > frozenStall+20*time.Second {
+		t.Fatalf("the answer was given up %s after Ollama froze; want about %s", waited, frozenStall)
 	}
 	if ans == nil || ans.SessionID == "" || got.Len() == 0 {
 		t.Fatalf("the partial answer was not returned (%+v, %d bytes streamed)", ans, got.Len())
@@ -307,17 +319,8 @@ func TestOllamaFrozen(t *testing.T) {
 // a question to a frozen Ollama in a bounded time, with an answer from the passages or an
 // error saying Ollama stopped answering.
 func TestOllamaFrozenCancel(t *testing.T) {
-	const stall = 3 * time.Second
-	srv := own(t)
+	srv, eng, cfg := toFreeze(t)
 	ctx := context.Background()
-	dir := t.TempDir()
-	cfg := longAnswers(config(filepath.Join(dir, "lib"), srv.Host))
-	cfg.OllamaStallSeconds = int(stall / time.Second)
-	eng := open(t, cfg)
-	defer eng.Close()
-	if r, err := eng.IngestFile(ctx, note(t, dir, "cabin", 8), nil); err != nil || r.Status != engine.Inserted {
-		t.Fatalf("ingest: %+v %v", r, err)
-	}
 
 	// Frozen before the question: the request is accepted by the kernel and never answered.
 	srv.Signal(syscall.SIGSTOP)
@@ -349,8 +352,8 @@ func TestOllamaFrozenCancel(t *testing.T) {
 		t.Fatalf("a question to a frozen Ollama answered without saying why: %+v", ans)
 	}
 	// The question's embedding and the chat each wait one stall at most.
-	if took > 2*stall+20*time.Second {
-		t.Fatalf("a question to a frozen Ollama took %s, want about %s at most", took, 2*stall)
+	if took > 2*frozenStall+20*time.Second {
+		t.Fatalf("a question to a frozen Ollama took %s, want about %s at most", took, 2*frozenStall)
 	}
 	t.Logf("not cancelled: ended after %s (err %v)", took.Round(100*time.Millisecond), err)
 	srv.Signal(syscall.SIGCONT)
