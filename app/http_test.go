@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -23,6 +24,22 @@ import (
 type sse struct {
 	name Event
 	data json.RawMessage
+}
+
+// serve serves eng's bridge to the test over HTTP (assets as the page, the test's token)
+// and reads its events. When the test ends the event stream ends first (or closing the
+// server waits for it), then the server closes and stops.
+func serve(t *testing.T, eng *engine.Engine, assets fs.FS) (s *Server, base string, evs <-chan sse) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s = NewServer(ctx, eng, assets, ServerOptions{Token: testToken})
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() {
+		cancel()
+		ts.Close()
+		s.Stop()
+	})
+	return s, ts.URL, events(t, ctx, ts.URL+"/api/events")
 }
 
 // events reads Server-Sent Events from url into a channel.
@@ -93,15 +110,7 @@ func call(t *testing.T, base, method string, out any, args ...any) int {
 func TestBrowserBridge(t *testing.T) {
 	pdf := testcorpus.File(t, "Walden.pdf")
 	eng := testengine.Open(t, engine.Config{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	assets := fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>Carrel</title>")}}
-	srv := NewServer(ctx, eng, assets, ServerOptions{Token: testToken})
-	defer srv.Stop()
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	defer cancel() // ends the event stream first, or Close waits for it
-	evs := events(t, ctx, ts.URL+"/api/events")
+	srv, base, evs := serve(t, eng, fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>Carrel</title>")}})
 
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
@@ -109,7 +118,7 @@ func TestBrowserBridge(t *testing.T) {
 	raw, _ := os.ReadFile(pdf)
 	fw.Write(raw)
 	mw.Close()
-	resp, err := send("POST", ts.URL+"/api/upload", mw.FormDataContentType(), &body)
+	resp, err := send("POST", base+"/api/upload", mw.FormDataContentType(), &body)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("upload: %v %v", resp.Status, err)
 	}
@@ -130,15 +139,15 @@ func TestBrowserBridge(t *testing.T) {
 		}
 	}
 	var docs []Document
-	if call(t, ts.URL, "ListDocuments", &docs) != 200 || len(docs) != 1 || docs[0].Pages != 2 || docs[0].Chunks == 0 {
+	if call(t, base, "ListDocuments", &docs) != 200 || len(docs) != 1 || docs[0].Pages != 2 || docs[0].Chunks == 0 {
 		t.Fatalf("ListDocuments = %+v", docs)
 	}
 	var hits []engine.Hit
-	if call(t, ts.URL, "Search", &hits, "woods", 5, []string{}) != 200 || len(hits) == 0 || hits[0].DocID != doc.ID {
+	if call(t, base, "Search", &hits, "woods", 5, []string{}) != 200 || len(hits) == 0 || hits[0].DocID != doc.ID {
 		t.Fatalf("Search = %+v", hits)
 	}
 	var askID string
-	if call(t, ts.URL, "Ask", &askID, "what about the woods?", []string{doc.ID}) != 200 || askID == "" {
+	if call(t, base, "Ask", &askID, "what about the woods?", []string{doc.ID}) != 200 || askID == "" {
 		t.Fatal("Ask returned no id")
 	}
 	var started, done bool
@@ -166,7 +175,7 @@ func TestBrowserBridge(t *testing.T) {
 		}
 	}
 
-	fresp, err := send("GET", ts.URL+"/files/"+doc.ID, "", nil)
+	fresp, err := send("GET", base+"/files/"+doc.ID, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +189,7 @@ func TestBrowserBridge(t *testing.T) {
 	}
 	// The router cleans this path before /files/ sees it (TestFilesHandlerRefusesTraversal
 	// checks the handler itself); either way nothing outside the library comes back.
-	if r, _ := send("GET", ts.URL+"/files/../../etc/passwd", "", nil); r.StatusCode != 404 {
+	if r, _ := send("GET", base+"/files/../../etc/passwd", "", nil); r.StatusCode != 404 {
 		t.Fatalf("path traversal through /files: %s", r.Status)
 	}
 	// ServeMux cleans such a path and redirects before the files handler sees it, but
@@ -203,19 +212,19 @@ func TestBrowserBridge(t *testing.T) {
 	}
 
 	var e map[string]string
-	if code := call(t, ts.URL, "NoSuchMethod", &e); code != 404 || e["error"] == "" {
+	if code := call(t, base, "NoSuchMethod", &e); code != 404 || e["error"] == "" {
 		t.Fatalf("unknown method: %d %v", code, e)
 	}
-	if code := call(t, ts.URL, "Search", &e, "x"); code != 400 || !strings.Contains(e["error"], "takes 3 arguments") {
+	if code := call(t, base, "Search", &e, "x"); code != 400 || !strings.Contains(e["error"], "takes 3 arguments") {
 		t.Fatalf("wrong argument count: %d %v", code, e)
 	}
-	if code := call(t, ts.URL, "Ask", &e, "", []string{}); code != 422 || e["error"] == "" {
+	if code := call(t, base, "Ask", &e, "", []string{}); code != 422 || e["error"] == "" {
 		t.Fatalf("empty question: %d %v", code, e)
 	}
-	if code := call(t, ts.URL, "RemoveDocument", nil, doc.ID); code != 200 {
+	if code := call(t, base, "RemoveDocument", nil, doc.ID); code != 200 {
 		t.Fatalf("RemoveDocument: %d", code)
 	}
-	if call(t, ts.URL, "ListDocuments", &docs); len(docs) != 0 {
+	if call(t, base, "ListDocuments", &docs); len(docs) != 0 {
 		t.Fatalf("after remove: %+v", docs)
 	}
 }

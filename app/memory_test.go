@@ -1,19 +1,12 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"testing"
 	"testing/fstest"
 	"time"
 
 	"github.com/carrel-app/carrel/backend/asking"
-	"github.com/carrel-app/carrel/backend/engine"
-	"github.com/carrel-app/carrel/internal/testengine"
-	"github.com/carrel-app/carrel/internal/testollama"
 )
 
 // verifies the cache and memory bridge over HTTP with a real Ollama server: a repeated
@@ -21,30 +14,14 @@ import (
 // question telling something about the user sends memory:changed, and Memory,
 // EditMemory, DeleteMemory, AddMemory, SetMemoryEnabled and CacheStatus work.
 func TestCacheAndMemoryBridge(t *testing.T) {
-	srv := testollama.Start(t)
-	dir := t.TempDir()
-	note := filepath.Join(dir, "walden.md")
-	os.WriteFile(note, []byte("# Walden\n\nThoreau lived in the woods by Walden Pond and planted beans.\n"), 0o644)
-	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
-		EmbedModel: srv.EmbedModel, MaxTokens: 12})
-	if _, err := eng.IngestFile(context.Background(), note, nil); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	s := NewServer(ctx, eng, fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}}, ServerOptions{Token: testToken})
-	defer s.Stop()
-	ts := httptest.NewServer(s)
-	defer ts.Close()
-	defer cancel()
-	evs := events(t, ctx, ts.URL+"/api/events")
+	_, base, evs := serve(t, waldenEngine(t), fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}})
 
 	// askAndWait asks through method and returns answer:done's data and whether
 	// memory:changed came meanwhile.
 	askAndWait := func(method, question string) (map[string]any, bool) {
 		t.Helper()
 		var askID string
-		if call(t, ts.URL, method, &askID, "", question, []string{}, false) != 200 {
+		if call(t, base, method, &askID, "", question, []string{}, false) != 200 {
 			t.Fatalf("%s failed", method)
 		}
 		learnt := false
@@ -84,27 +61,27 @@ func TestCacheAndMemoryBridge(t *testing.T) {
 	}
 
 	var ms MemorySettings
-	if call(t, ts.URL, "Memory", &ms) != 200 || !ms.Enabled || len(ms.Memories) != 1 || ms.Memories[0].Text != "is a botany student" {
+	if call(t, base, "Memory", &ms) != 200 || !ms.Enabled || len(ms.Memories) != 1 || ms.Memories[0].Text != "is a botany student" {
 		t.Fatalf("Memory = %+v", ms)
 	}
 	id := ms.Memories[0].ID
-	if call(t, ts.URL, "EditMemory", &ms, id, "is a botany PhD student") != 200 || ms.Memories[0].Text != "is a botany PhD student" {
+	if call(t, base, "EditMemory", &ms, id, "is a botany PhD student") != 200 || ms.Memories[0].Text != "is a botany PhD student" {
 		t.Fatalf("EditMemory = %+v", ms)
 	}
-	if call(t, ts.URL, "AddMemory", &ms, "goal", "wants to pass the plant biology exam") != 200 || len(ms.Memories) != 2 {
+	if call(t, base, "AddMemory", &ms, "goal", "wants to pass the plant biology exam") != 200 || len(ms.Memories) != 2 {
 		t.Fatalf("AddMemory = %+v", ms)
 	}
-	if call(t, ts.URL, "AddMemory", &ms, "goal", "  ") == 200 {
+	if call(t, base, "AddMemory", &ms, "goal", "  ") == 200 {
 		t.Fatal("an empty memory was accepted")
 	}
-	if call(t, ts.URL, "DeleteMemory", &ms, id) != 200 || len(ms.Memories) != 1 {
+	if call(t, base, "DeleteMemory", &ms, id) != 200 || len(ms.Memories) != 1 {
 		t.Fatalf("DeleteMemory = %+v", ms)
 	}
-	if call(t, ts.URL, "SetMemoryEnabled", &ms, false) != 200 || ms.Enabled {
+	if call(t, base, "SetMemoryEnabled", &ms, false) != 200 || ms.Enabled {
 		t.Fatalf("SetMemoryEnabled(false) = %+v", ms)
 	}
 	var cs asking.CacheStatus
-	if call(t, ts.URL, "CacheStatus", &cs) != 200 || !cs.Enabled || cs.Match != "meaning" || cs.Entries < 1 {
+	if call(t, base, "CacheStatus", &cs) != 200 || !cs.Enabled || cs.Match != "meaning" || cs.Entries < 1 {
 		t.Fatalf("CacheStatus = %+v", cs)
 	}
 }

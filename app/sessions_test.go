@@ -1,11 +1,7 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -47,30 +43,24 @@ func waitAnswer(t *testing.T, evs <-chan sse, askID string) (Event, map[string]a
 	}
 }
 
+// waldenEngine opens an engine on the test Ollama, answers of 12 tokens, with a one-line
+// note on Walden ingested.
+func waldenEngine(t *testing.T) *engine.Engine {
+	t.Helper()
+	srv := testollama.Start(t)
+	eng, _ := testengine.WithNote(t, engine.Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel, MaxTokens: 12},
+		"walden.md", "# Walden\n\nThoreau lived in the woods by Walden Pond and planted beans.\n")
+	return eng
+}
+
 // verifies the session bridge methods over HTTP with a real Ollama server: Ask starts a
 // session, AskInSession continues it (a follow-up keeps its text and gets a standalone
 // form), ListSessions/GetSession resume it, Rename/Export/Delete work, and events tell.
 func TestSessionBridge(t *testing.T) {
-	srv := testollama.Start(t)
-	dir := t.TempDir()
-	note := filepath.Join(dir, "walden.md")
-	os.WriteFile(note, []byte("# Walden\n\nThoreau lived in the woods by Walden Pond and planted beans.\n"), 0o644)
-	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
-		EmbedModel: srv.EmbedModel, MaxTokens: 12})
-	if r, err := eng.IngestFile(context.Background(), note, nil); err != nil || r.Status != engine.Inserted {
-		t.Fatalf("ingest: %+v %v", r, err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	s := NewServer(ctx, eng, fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}}, ServerOptions{Token: testToken})
-	defer s.Stop()
-	ts := httptest.NewServer(s)
-	defer ts.Close()
-	defer cancel()
-	evs := events(t, ctx, ts.URL+"/api/events")
+	_, base, evs := serve(t, waldenEngine(t), fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}})
 
 	var askID string
-	if call(t, ts.URL, "Ask", &askID, "Where did Thoreau live?", []string{}) != 200 {
+	if call(t, base, "Ask", &askID, "Where did Thoreau live?", []string{}) != 200 {
 		t.Fatal("Ask failed")
 	}
 	name, done, changed := waitAnswer(t, evs, askID)
@@ -81,7 +71,7 @@ func TestSessionBridge(t *testing.T) {
 	if len(changed) == 0 || changed[len(changed)-1]["id"] != sid {
 		t.Fatalf("no session:changed for the new session: %v", changed)
 	}
-	if call(t, ts.URL, "AskInSession", &askID, sid, "And what did he plant there?", nil, false) != 200 {
+	if call(t, base, "AskInSession", &askID, sid, "And what did he plant there?", nil, false) != 200 {
 		t.Fatal("AskInSession failed")
 	}
 	name, done, _ = waitAnswer(t, evs, askID)
@@ -90,29 +80,29 @@ func TestSessionBridge(t *testing.T) {
 	}
 
 	var list []library.Session
-	if call(t, ts.URL, "ListSessions", &list) != 200 || len(list) != 1 || list[0].Messages != 2 {
+	if call(t, base, "ListSessions", &list) != 200 || len(list) != 1 || list[0].Messages != 2 {
 		t.Fatalf("ListSessions = %+v", list)
 	}
 	var d asking.SessionDetail
-	if call(t, ts.URL, "GetSession", &d, sid) != 200 || len(d.Messages) != 2 || d.Messages[1].Question != "And what did he plant there?" {
+	if call(t, base, "GetSession", &d, sid) != 200 || len(d.Messages) != 2 || d.Messages[1].Question != "And what did he plant there?" {
 		t.Fatalf("GetSession = %+v", d)
 	}
-	if call(t, ts.URL, "RenameSession", nil, sid, "Pond") != 200 {
+	if call(t, base, "RenameSession", nil, sid, "Pond") != 200 {
 		t.Fatal("RenameSession failed")
 	}
 	var md string
-	if call(t, ts.URL, "ExportSession", &md, sid) != 200 || !strings.HasPrefix(md, "# Pond\n") || !strings.Contains(md, "## 2. And what did he plant there?") {
+	if call(t, base, "ExportSession", &md, sid) != 200 || !strings.HasPrefix(md, "# Pond\n") || !strings.Contains(md, "## 2. And what did he plant there?") {
 		t.Fatalf("ExportSession = %q", md)
 	}
 	var meter Meter
-	if call(t, ts.URL, "Meter", &meter) != 200 || meter.Provider != "ollama" || meter.TotalUSD != 0 || meter.PricesAsOf == "" {
+	if call(t, base, "Meter", &meter) != 200 || meter.Provider != "ollama" || meter.TotalUSD != 0 || meter.PricesAsOf == "" {
 		t.Fatalf("Meter = %+v", meter)
 	}
-	if call(t, ts.URL, "DeleteSession", nil, sid) != 200 {
+	if call(t, base, "DeleteSession", nil, sid) != 200 {
 		t.Fatal("DeleteSession failed")
 	}
 	var e map[string]string
-	if code := call(t, ts.URL, "GetSession", &e, sid); code < 400 || e["error"] == "" {
+	if code := call(t, base, "GetSession", &e, sid); code < 400 || e["error"] == "" {
 		t.Fatalf("GetSession of a deleted session: %d %v", code, e)
 	}
 }

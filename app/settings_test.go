@@ -2,11 +2,9 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"mime/multipart"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,14 +27,7 @@ func TestSetLibraryFolder(t *testing.T) {
 	first := filepath.Join(root, "first")
 	// The switch below closes it.
 	eng := testengine.Open(t, engine.Config{Dir: first, ChatModel: "tiny"}, testengine.ClosedByCaller())
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv := NewServer(ctx, eng, fstest.MapFS{}, ServerOptions{Token: testToken})
-	defer srv.Stop()
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	defer cancel()
-	evs := events(t, ctx, ts.URL+"/api/events")
+	_, base, evs := serve(t, eng, fstest.MapFS{})
 
 	// A document uploaded into the library's inbox.
 	var body bytes.Buffer
@@ -45,7 +36,7 @@ func TestSetLibraryFolder(t *testing.T) {
 	text := "The quokka keeps its notes in the library folder, wherever that folder goes.\n"
 	fw.Write([]byte(text))
 	mw.Close()
-	if r, err := send("POST", ts.URL+"/api/upload", mw.FormDataContentType(), &body); err != nil || r.StatusCode != 200 {
+	if r, err := send("POST", base+"/api/upload", mw.FormDataContentType(), &body); err != nil || r.StatusCode != 200 {
 		t.Fatalf("upload: %v %v", r, err)
 	}
 	waitReady(t, evs)
@@ -69,26 +60,26 @@ func TestSetLibraryFolder(t *testing.T) {
 		{first, false, "already the library folder"},
 		{filepath.Join(first, "inner"), true, "into itself"},
 	} {
-		if code := call(t, ts.URL, "SetLibraryFolder", &e, c.dir, c.move); code != 422 || !strings.Contains(e["error"], c.want) {
+		if code := call(t, base, "SetLibraryFolder", &e, c.dir, c.move); code != 422 || !strings.Contains(e["error"], c.want) {
 			t.Errorf("SetLibraryFolder(%s, %v) = %d %q, want %q", c.dir, c.move, code, e["error"], c.want)
 		}
 	}
 	var docs []Document
-	if call(t, ts.URL, "ListDocuments", &docs); len(docs) != 1 {
+	if call(t, base, "ListDocuments", &docs); len(docs) != 1 {
 		t.Fatalf("after refused switches the library changed: %+v", docs)
 	}
 
 	// Open a new, empty folder: a new library, remembered for the next start.
 	fresh := filepath.Join(root, "fresh")
 	var info LibraryFolder
-	if code := call(t, ts.URL, "SetLibraryFolder", &info, fresh, false); code != 200 || info.Dir != fresh || info.Documents != 0 || !info.Remembered {
+	if code := call(t, base, "SetLibraryFolder", &info, fresh, false); code != 200 || info.Dir != fresh || info.Documents != 0 || !info.Remembered {
 		t.Fatalf("open fresh: %d %+v", code, info)
 	}
 	if engine.DefaultDir() != fresh {
 		t.Fatalf("the next start opens %s, not %s", engine.DefaultDir(), fresh)
 	}
 	var st engine.Status
-	if call(t, ts.URL, "Status", &st); st.Library != fresh || st.ChatModel != "tiny" {
+	if call(t, base, "Status", &st); st.Library != fresh || st.ChatModel != "tiny" {
 		t.Fatalf("status after the switch: library %s, chat model %s", st.Library, st.ChatModel)
 	}
 	if _, err := os.Stat(filepath.Join(first, "library.db")); err != nil {
@@ -96,20 +87,20 @@ func TestSetLibraryFolder(t *testing.T) {
 	}
 
 	// Back to the first, then move it: its document, upload and settings come along.
-	if code := call(t, ts.URL, "SetLibraryFolder", &info, first, false); code != 200 || info.Documents != 1 {
+	if code := call(t, base, "SetLibraryFolder", &info, first, false); code != 200 || info.Documents != 1 {
 		t.Fatalf("reopen first: %d %+v %v", code, info, e)
 	}
 	moved := filepath.Join(root, "elsewhere", "carrel")
-	if code := call(t, ts.URL, "SetLibraryFolder", &info, moved, true); code != 200 || info.Dir != moved || info.Documents != 1 {
+	if code := call(t, base, "SetLibraryFolder", &info, moved, true); code != 200 || info.Dir != moved || info.Documents != 1 {
 		t.Fatalf("move: %d %+v", code, info)
 	}
 	if _, err := os.Stat(first); !os.IsNotExist(err) {
 		t.Fatalf("the old folder is still there after a move: %v", err)
 	}
-	if call(t, ts.URL, "ListDocuments", &docs); len(docs) != 1 || !strings.HasPrefix(docs[0].Path, moved) {
+	if call(t, base, "ListDocuments", &docs); len(docs) != 1 || !strings.HasPrefix(docs[0].Path, moved) {
 		t.Fatalf("after the move: %+v", docs)
 	}
-	r, err := send("GET", ts.URL+"/files/"+docs[0].ID, "", nil)
+	r, err := send("GET", base+"/files/"+docs[0].ID, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +110,7 @@ func TestSetLibraryFolder(t *testing.T) {
 		t.Fatalf("the moved upload is not served: %s %q", r.Status, got)
 	}
 	var hits []engine.Hit
-	if call(t, ts.URL, "Search", &hits, "quokka", 5, []string{}); len(hits) == 0 {
+	if call(t, base, "Search", &hits, "quokka", 5, []string{}); len(hits) == 0 {
 		t.Fatal("the moved library's index does not answer")
 	}
 	if engine.DefaultDir() != moved {
@@ -128,7 +119,7 @@ func TestSetLibraryFolder(t *testing.T) {
 	// Ingest works in the moved library (its workers were restarted).
 	os.WriteFile(filepath.Join(root, "second.txt"), []byte("Wombats dig burrows in the moved library.\n"), 0o644)
 	var q Queued
-	if call(t, ts.URL, "AddPaths", &q, []string{filepath.Join(root, "second.txt")}); q.Queued != 1 {
+	if call(t, base, "AddPaths", &q, []string{filepath.Join(root, "second.txt")}); q.Queued != 1 {
 		t.Fatalf("AddPaths after the move: %+v", q)
 	}
 	waitReady(t, evs)
