@@ -112,7 +112,7 @@ func (a *App) toDocument(d library.Document) Document {
 		Bytes: d.Bytes, Status: d.Status, Error: d.Error, Progress: Progress{d.Done, d.Total},
 		AddedAt: d.AddedAt.Format("2006-01-02T15:04:05Z07:00")}
 	if d.Status == library.StatusReady {
-		if info, err := a.eng().DocumentInfo(d.ID); err == nil {
+		if info, err := a.eng().Intake().DocumentInfo(d.ID); err == nil {
 			out.OCRPages, out.URL = len(info.OCRPages), info.URL
 		}
 	}
@@ -191,7 +191,7 @@ func (a *App) RemoveDocument(docID string) error {
 	if err != nil {
 		return err
 	}
-	if err := a.eng().Remove(a.ctx(), docID); err != nil {
+	if err := a.eng().Intake().Remove(a.ctx(), docID); err != nil {
 		return err
 	}
 	doc := a.toDocument(d)

@@ -33,7 +33,7 @@ func TestDesktopCallsDuringSwitch(t *testing.T) {
 		eng := testengine.Open(t, engine.Config{Dir: dir}, testengine.ClosedByCaller())
 		note := filepath.Join(root, filepath.Base(dir)+".md")
 		os.WriteFile(note, []byte("# Note "+dir+"\n\nPhotosynthesis turns light into sugar in "+filepath.Base(dir)+".\n"), 0o644)
-		res, err := eng.IngestFile(ctx, note, nil)
+		res, err := eng.Intake().IngestFile(ctx, note, nil)
 		if err != nil || res.Status != engine.Inserted {
 			t.Fatalf("ingest: %+v %v", res, err)
 		}

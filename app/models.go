@@ -104,7 +104,7 @@ func (a *App) PullModel(name string, insecure bool) (string, error) {
 		a.emitStatus()
 		if err == nil {
 			// The configured embedding model may just have arrived.
-			if _, err := a.eng().EmbedPending(a.ctx()); err != nil {
+			if _, err := a.eng().Intake().EmbedPending(a.ctx()); err != nil {
 				slog.Warn("embedding pending chunks", "err", err)
 			}
 		}

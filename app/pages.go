@@ -43,7 +43,7 @@ func (a *App) PageWords(docID string, page int) (PageWords, error) {
 	}
 	if !out.OCR {
 		// Documents ingested before boxes were kept still know their OCR pages.
-		if info, err := a.eng().DocumentInfo(docID); err == nil {
+		if info, err := a.eng().Intake().DocumentInfo(docID); err == nil {
 			out.OCR = slices.Contains(info.OCRPages, page)
 		}
 	}

@@ -28,7 +28,7 @@ func TestPageWords(t *testing.T) {
 	a.start(context.Background())
 	defer a.stop()
 
-	res, err := eng.IngestFile(a.ctx(), scan, nil)
+	res, err := eng.Intake().IngestFile(a.ctx(), scan, nil)
 	if err != nil || res.Status != engine.Inserted || len(res.OCRPages) != 1 {
 		t.Fatalf("ingest: %+v %v", res, err)
 	}

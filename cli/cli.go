@@ -294,7 +294,7 @@ func ingestCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) 
 	done := make([]*engine.Result, len(files))
 	next := 0
 	var encErr error
-	_, err := eng.IngestFiles(ctx, files, 0, progress, func(i int, r engine.Result) {
+	_, err := eng.Intake().IngestFiles(ctx, files, 0, progress, func(i int, r engine.Result) {
 		done[i] = &r
 		for next < len(done) && done[next] != nil {
 			r := done[next]
@@ -325,7 +325,7 @@ func ingestCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) 
 			return err
 		}
 	}
-	if n, err := eng.EmbedPending(ctx); err != nil {
+	if n, err := eng.Intake().EmbedPending(ctx); err != nil {
 		fmt.Fprintf(env.Stderr, "embedding: %v (documents stay searchable by words)\n", err)
 	} else if n > 0 {
 		fmt.Fprintf(env.Stderr, "embedded %d earlier chunks\n", n)

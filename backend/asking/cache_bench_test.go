@@ -35,7 +35,7 @@ func benchAsk(b *testing.B, fresh bool) {
 	eng := testengine.Open(b, engine.Config{Dir: filepath.Join(dir, "lib"), OllamaHost: srv.Host, ChatModel: srv.ChatModel,
 		EmbedModel: srv.EmbedModel, MaxTokens: 16})
 	ctx := context.Background()
-	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
+	if _, err := eng.Intake().IngestFile(ctx, note, nil); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := eng.Asking().Ask(ctx, "Why did Thoreau live in the woods?", asking.Options{DocIDs: []string{}}, nil); err != nil {

@@ -41,7 +41,7 @@ func openForCache(t *testing.T, srv *testollama.Server, dir string) (*engine.Eng
 	if err := eng.Asking().SetCacheThreshold(context.Background(), c.Threshold); err != nil {
 		t.Fatal(err)
 	}
-	r, err := eng.IngestFile(context.Background(), note, nil)
+	r, err := eng.Intake().IngestFile(context.Background(), note, nil)
 	if err != nil || (r.Status != engine.Inserted && r.Status != engine.Skipped) {
 		t.Fatalf("ingest: %+v %v", r, err)
 	}
@@ -146,7 +146,7 @@ func TestAnswerCache(t *testing.T) {
 		// A document added to the library changes what a whole-library question searched.
 		extra := filepath.Join(dir, "pond.md")
 		os.WriteFile(extra, []byte("# The pond\n\nWalden Pond is deep and clear; Thoreau sounded it in winter.\n"), 0o644)
-		r, err := eng.IngestFile(ctx, extra, nil)
+		r, err := eng.Intake().IngestFile(ctx, extra, nil)
 		if err != nil || r.Status != engine.Inserted {
 			t.Fatalf("ingest: %+v %v", r, err)
 		}
@@ -158,7 +158,7 @@ func TestAnswerCache(t *testing.T) {
 		}
 		// Removing a document deletes every entry that searched it, at once.
 		n, _ := eng.Library().CacheIDs(ctx)
-		if err := eng.Remove(ctx, r.DocID); err != nil {
+		if err := eng.Intake().Remove(ctx, r.DocID); err != nil {
 			t.Fatal(err)
 		}
 		left, _ := eng.Library().CacheIDs(ctx)
@@ -175,11 +175,11 @@ func TestAnswerCache(t *testing.T) {
 		if h := testengine.Ask(t, eng, q, asking.Options{DocIDs: []string{docID}}); h.Cached == nil {
 			t.Fatal("scoped repeat missed though its document is unchanged")
 		}
-		if err := eng.Remove(ctx, docID); err != nil {
+		if err := eng.Intake().Remove(ctx, docID); err != nil {
 			t.Fatal(err)
 		}
 		os.WriteFile(filepath.Join(dir, "walden.md"), []byte(strings.Replace(testcorpus.Woods, "two acres", "three acres", 1)), 0o644)
-		if _, err := eng.IngestFile(ctx, filepath.Join(dir, "walden.md"), nil); err != nil {
+		if _, err := eng.Intake().IngestFile(ctx, filepath.Join(dir, "walden.md"), nil); err != nil {
 			t.Fatal(err)
 		}
 		if h, _ := eng.Asking().Ask(ctx, q, asking.Options{DocIDs: []string{docID}}, nil); h != nil && h.Cached != nil {

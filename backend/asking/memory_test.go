@@ -31,7 +31,7 @@ func TestMemoryOnlyFromUser(t *testing.T) {
 		eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib-"+chatModel), OllamaHost: srv.Host, ChatModel: chatModel,
 			EmbedModel: srv.EmbedModel, MaxTokens: 16})
 		ctx := context.Background()
-		if _, err := eng.IngestFile(ctx, note, nil); err != nil {
+		if _, err := eng.Intake().IngestFile(ctx, note, nil); err != nil {
 			t.Fatal(err)
 		}
 		for _, q := range []string{
@@ -92,7 +92,7 @@ func TestMemoryInPrompt(t *testing.T) {
 	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib"),
 		AnswerConfig: engine.AnswerConfig{Provider: engine.ProviderOpenAI, OpenAIBaseURL: capture.URL}})
 	ctx := context.Background()
-	eng.IngestFile(ctx, note, nil)
+	eng.Intake().IngestFile(ctx, note, nil)
 
 	testengine.Ask(t, eng, "I prefer short answers. What did Thoreau plant?", asking.Options{})
 	if strings.Contains(last(), "About the user") {

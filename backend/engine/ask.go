@@ -5,6 +5,7 @@ import (
 
 	"context"
 
+	"github.com/carrel-app/carrel/backend/intake"
 	"github.com/carrel-app/carrel/backend/llm"
 
 	"github.com/carrel-app/carrel/backend/library"
@@ -106,4 +107,10 @@ func (e *Engine) contextLength(ctx context.Context, model string) int {
 		e.statusMu.Unlock()
 	}
 	return min(n, e.cfg.MaxContext)
+}
+
+// rankedOf reads a word index hit back into the passage or child it names.
+func rankedOf(id string, score float64) (retrieve.Ranked, bool) {
+	seq, parent, ok := intake.ParseLexID(id)
+	return retrieve.Ranked{Seq: seq, Score: score, Parent: parent}, ok
 }

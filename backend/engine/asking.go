@@ -46,10 +46,6 @@ func (e *Engine) openAnswers(ctx context.Context, readOnly bool, notices *[]stri
 	return nil
 }
 
-// forgetCachedFor deletes every cached answer that searched a document, when it is
-// removed or ingested again.
-func (e *Engine) forgetCachedFor(ctx context.Context, docID string) { e.answers.Forget(ctx, docID) }
-
 // askingPort is the engine as backend/asking sees it.
 type askingPort struct{ e *Engine }
 

@@ -31,7 +31,7 @@ func TestAudioCitesTimestamp(t *testing.T) {
 	ctx := context.Background()
 	eng := openEngine(t, Config{})
 	var progress []string
-	res, err := eng.IngestFile(ctx, f.MP3, func(d library.Document) {
+	res, err := eng.Intake().IngestFile(ctx, f.MP3, func(d library.Document) {
 		progress = append(progress, fmt.Sprintf("%s %d/%d", d.Status, d.Done, d.Total))
 	})
 	if err != nil || res.Status != Inserted {
@@ -80,7 +80,7 @@ func TestAudioCitesTimestamp(t *testing.T) {
 	if _, err := eng.Transcript(ctx, "nope"); !errors.Is(err, library.ErrNotFound) {
 		t.Errorf("Transcript of an unknown document: %v", err)
 	}
-	if err := eng.Remove(ctx, res.DocID); err != nil {
+	if err := eng.Intake().Remove(ctx, res.DocID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := eng.Transcript(ctx, res.DocID); !errors.Is(err, library.ErrNotFound) {
@@ -92,7 +92,7 @@ func TestAudioCitesTimestamp(t *testing.T) {
 func TestAudioNoTrackFails(t *testing.T) {
 	f := testaudio.Make(t)
 	eng := openEngine(t, Config{})
-	res, err := eng.IngestFile(context.Background(), f.Silent, nil)
+	res, err := eng.Intake().IngestFile(context.Background(), f.Silent, nil)
 	if err != nil || res.Status != Failed || !strings.Contains(res.Error, "no audio track") {
 		t.Fatalf("silent video: %+v %v", res, err)
 	}
@@ -157,13 +157,13 @@ func TestAudioOpenAITranscription(t *testing.T) {
 
 	// Chosen for recordings, but OpenAI does not answer: nothing is sent.
 	eng := openEngine(t, Config{AnswerConfig: AnswerConfig{OpenAIBaseURL: srv.URL}, MediaConfig: MediaConfig{Transcriber: "openai"}})
-	res, err := eng.IngestFile(ctx, f.MP3, nil)
+	res, err := eng.Intake().IngestFile(ctx, f.MP3, nil)
 	if err != nil || res.Status != Failed || !strings.Contains(res.Error, "OpenAI is not turned on") || calls.Load() != 0 {
 		t.Fatalf("openai off: %+v %v (calls %d)", res, err, calls.Load())
 	}
 
 	eng = openEngine(t, Config{AnswerConfig: AnswerConfig{Provider: ProviderOpenAI, OpenAIBaseURL: srv.URL}, MediaConfig: MediaConfig{Transcriber: "openai"}})
-	res, err = eng.IngestFile(ctx, f.MP3, nil)
+	res, err = eng.Intake().IngestFile(ctx, f.MP3, nil)
 	if err != nil || res.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", res, err)
 	}
@@ -188,7 +188,7 @@ func TestAudioOpenAITranscription(t *testing.T) {
 
 	// A wrong key is a clear error, and costs nothing.
 	t.Setenv("OPENAI_API_KEY", "sk-wrong")
-	res, err = eng.IngestFile(ctx, f.MP4, nil)
+	res, err = eng.Intake().IngestFile(ctx, f.MP4, nil)
 	if err != nil || res.Status != Failed || !strings.Contains(strings.ToLower(res.Error), "key") {
 		t.Fatalf("wrong key: %+v %v", res, err)
 	}

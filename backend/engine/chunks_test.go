@@ -55,7 +55,7 @@ func TestParentsAndChildrenStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, path := range []string{testcorpus.File(t, "T4.pdf"), md} {
-		res, err := eng.IngestFile(ctx, path, nil)
+		res, err := eng.Intake().IngestFile(ctx, path, nil)
 		if err != nil || res.Status != Inserted {
 			t.Fatalf("ingest %s: %+v %v", path, res, err)
 		}
@@ -180,7 +180,7 @@ func TestVectorSearchMapsChildrenToParents(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := eng.IngestFile(ctx, path, nil)
+	res, err := eng.Intake().IngestFile(ctx, path, nil)
 	if err != nil || res.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", res, err)
 	}

@@ -92,9 +92,7 @@ func (e *Engine) SetModels(ctx context.Context, chatModel, embedModel string) (e
 	e.RefreshStatus()
 
 	if embedChanged && e.vec.Len() > 0 && e.vec.Model() != embedModel {
-		e.ingestMu.Lock()
-		err = e.lib.ResetEmbedded(ctx)
-		e.ingestMu.Unlock()
+		err = e.in.ResetEmbedded(ctx)
 	}
 	return embedChanged, err
 }

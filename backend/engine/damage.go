@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/carrel-app/carrel/backend/index"
+	"github.com/carrel-app/carrel/backend/intake"
 	"github.com/carrel-app/carrel/backend/library"
 )
 
@@ -34,11 +35,12 @@ func openLexicalKept(dir string, readOnly bool, notices *[]string) (*index.Lexic
 		return lex, err
 	}
 	slog.Warn("engine: the word index is damaged; rebuilding it from the library", "dir", dir, "err", err)
-	*notices = append(*notices, fmt.Sprintf("The word index was damaged (%v) and has been rebuilt from the library.", oneLine(err)))
-	if err := emptyDir(dir); err != nil {
-		return nil, fmt.Errorf("remove the damaged word index: %w", err)
+	*notices = append(*notices, fmt.Sprintf("The word index was damaged (%v) and has been rebuilt from the library.", intake.OneLine(err)))
+	lex, err = intake.FreshLexical(dir)
+	if err != nil {
+		return nil, fmt.Errorf("start the damaged word index afresh: %w", err)
 	}
-	return index.OpenLexical(dir)
+	return lex, nil
 }
 
 // openLexicalSafe is openLexical with a panic (bleve reading a garbled segment) turned
@@ -71,7 +73,7 @@ func openVectorsKept(dir, what string, readOnly bool, notices *[]string) (*index
 	if err2 != nil {
 		return nil, fmt.Errorf("open %s: %w (after %v)", what, err2, err)
 	}
-	*notices = append(*notices, fmt.Sprintf("The %s was damaged (%v): it was set aside as vectors.faiss.damaged and is being rebuilt; passages are embedded again when the embedding model is available.", what, oneLine(err)))
+	*notices = append(*notices, fmt.Sprintf("The %s was damaged (%v): it was set aside as vectors.faiss.damaged and is being rebuilt; passages are embedded again when the embedding model is available.", what, intake.OneLine(err)))
 	return vec, nil
 }
 
@@ -142,28 +144,12 @@ func (e *Engine) openStatus(st *Status) {
 	st.Notices = e.Notices()
 }
 
-// emptyDir removes what dir holds, keeping dir itself: it may be a mount point or a
-// link the user made (an index on a disk of its own).
-func emptyDir(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+// openLexical opens the lexical index, starting a fresh one when the stored one was
+// written by an incompatible version (intake's Reconcile then fills it from SQLite).
+func openLexical(dir string) (*index.Lexical, error) {
+	lex, err := index.OpenLexical(dir)
+	if errors.Is(err, index.ErrSchemaMismatch) {
+		lex, err = intake.FreshLexical(dir)
 	}
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// explainFull says what to do about an ingest that failed because the disk is full.
-func (e *Engine) explainFull(err error) error {
-	if err != nil && library.DiskFull(err) {
-		return fmt.Errorf("the disk holding the library (%s) is full: free some space, then add the file again (%w)", e.cfg.Dir, err)
-	}
-	return err
+	return lex, err
 }

@@ -1,6 +1,7 @@
-// Package engine wires Carrel's backend together: the library, both indexes, the models,
-// ingest and retrieval; asking in study sessions is backend/asking's, over the engine
-// (Engine.Asking). The desktop bridge (app/) and the CLI both drive an Engine.
+// Package engine wires Carrel's backend together: the library, both indexes, the models
+// and retrieval; taking documents in is backend/intake's (Engine.Intake) and asking in
+// study sessions backend/asking's (Engine.Asking), each over the engine. The desktop
+// bridge (app/) and the CLI both drive an Engine.
 package engine
 
 import (
@@ -18,6 +19,7 @@ import (
 	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/cache"
 	"github.com/carrel-app/carrel/backend/index"
+	"github.com/carrel-app/carrel/backend/intake"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/llm"
 	"github.com/carrel-app/carrel/backend/memory"
@@ -34,18 +36,13 @@ type Engine struct {
 	lex    *index.Lexical
 	vec    *index.Vectors
 	ollama *llm.Ollama
-	// answers is the answer cache, asker the sessions and asking over it, memory what
-	// is kept about the user (asking.go).
+	// in takes documents in (intake.go); answers is the answer cache, asker the
+	// sessions and asking over it, memory what is kept about the user (asking.go).
+	in      *intake.Intake
 	answers *cache.Answers
 	asker   *asking.Asker
 	memory  *memory.Store
 	lock    *library.Lock // this process's hold on the library folder
-
-	// ingestMu serialises index writes of different documents.
-	ingestMu sync.Mutex
-	// inflight holds the ids of documents being ingested.
-	inflightMu sync.Mutex
-	inflight   map[string]bool
 
 	// cfgMu guards cfg.ChatModel and cfg.EmbedModel, which SetModels changes.
 	cfgMu sync.RWMutex
@@ -108,7 +105,7 @@ func Open(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	var notices []string
-	lex, err := openLexicalKept(filepath.Join(cfg.Dir, "bleve"), readOnly, &notices)
+	lex, err := openLexicalKept(filepath.Join(cfg.Dir, intake.LexicalDir), readOnly, &notices)
 	if err != nil {
 		lib.Close()
 		return nil, fmt.Errorf("open lexical index: %w", err)
@@ -127,8 +124,9 @@ func Open(cfg Config) (*Engine, error) {
 	}
 	baseDial := cfg.Dial
 	cfg.Dial = hosts.Dial(cfg.Dial)
-	e := &Engine{cfg: cfg, lib: lib, lex: lex, vec: vec, ollama: newOllama(cfg), numCtx: map[string]int{}, inflight: map[string]bool{},
+	e := &Engine{cfg: cfg, lib: lib, lex: lex, vec: vec, ollama: newOllama(cfg), numCtx: map[string]int{},
 		readOnly: readOnly, hosts: hosts, baseDial: baseDial}
+	e.in = intake.New(intakePort{e}, intake.Stores{Dir: cfg.Dir, Lib: lib, Lex: lex, Vec: vec, EmbedBatch: cfg.EmbedBatch})
 	if err := e.openAnswers(context.Background(), readOnly, &notices); err != nil {
 		e.Close()
 		return nil, library.Explain(cfg.Dir, err)
@@ -140,7 +138,9 @@ func Open(cfg Config) (*Engine, error) {
 	if readOnly {
 		return e, nil // nothing can be repaired; what is there is searched
 	}
-	if err := e.reconcile(context.Background()); err != nil {
+	err = e.in.Reconcile(context.Background())
+	e.lex = e.in.Lexical() // rebuilt when it disagreed with the library
+	if err != nil {
 		e.Close()
 		return nil, library.Explain(cfg.Dir, fmt.Errorf("check indexes against the library: %w", err))
 	}
@@ -150,8 +150,7 @@ func Open(cfg Config) (*Engine, error) {
 
 // Close closes the indexes and the library.
 func (e *Engine) Close() error {
-	e.ingestMu.Lock()
-	defer e.ingestMu.Unlock()
+	defer e.in.Closing()()
 	e.hosts.Close()
 	err := errors.Join(e.vec.Close(), e.lex.Close(), e.answers.Close(), e.lib.Close())
 	// Last, once nothing of the library is open any more.
@@ -380,8 +379,6 @@ var (
 	queryPrefix = llm.QueryPrefix
 	docPrefix   = llm.DocPrefix
 )
-
-func (e *Engine) lexDir() string { return filepath.Join(e.cfg.Dir, "bleve") }
 
 // InboxDir is where files uploaded through the browser bridge are kept.
 func (e *Engine) InboxDir() string { return filepath.Join(e.cfg.Dir, "inbox") }

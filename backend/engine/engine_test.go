@@ -23,11 +23,11 @@ func TestReconcileAfterLostIndexes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	walden, err := eng.IngestFile(ctx, testcorpus.File(t, "Walden.pdf"), nil)
+	walden, err := eng.Intake().IngestFile(ctx, testcorpus.File(t, "Walden.pdf"), nil)
 	if err != nil || walden.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", walden, err)
 	}
-	other, err := eng.IngestFile(ctx, testcorpus.File(t, "OptimizeTest.pdf"), nil)
+	other, err := eng.Intake().IngestFile(ctx, testcorpus.File(t, "OptimizeTest.pdf"), nil)
 	if err != nil || other.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", other, err)
 	}
@@ -74,7 +74,7 @@ func TestReconcileAfterLostIndexes(t *testing.T) {
 	if n, _ := eng.lib.Unembedded(ctx, 1000); len(n) != walden.Chunks {
 		t.Fatalf("after losing the vector file, %d chunks await embedding, want %d", len(n), walden.Chunks)
 	}
-	if n, err := eng.EmbedPending(ctx); err != nil || n != walden.Chunks || eng.vec.Len() != walden.Chunks {
+	if n, err := eng.Intake().EmbedPending(ctx); err != nil || n != walden.Chunks || eng.vec.Len() != walden.Chunks {
 		t.Fatalf("re-embedding: %d %v (index holds %d)", n, err, eng.vec.Len())
 	}
 }
@@ -84,21 +84,21 @@ func TestReconcileAfterLostIndexes(t *testing.T) {
 func TestRemove(t *testing.T) {
 	ctx := context.Background()
 	eng := openEngine(t, Config{})
-	r, err := eng.IngestFile(ctx, testcorpus.File(t, "Walden.pdf"), nil)
+	r, err := eng.Intake().IngestFile(ctx, testcorpus.File(t, "Walden.pdf"), nil)
 	if err != nil || r.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", r, err)
 	}
 	if hits, err := eng.Search(ctx, "woods", SearchOptions{}); err != nil || len(hits) == 0 || hits[0].DocTitle == "" {
 		t.Fatalf("before remove: %+v %v", hits, err)
 	}
-	if err := eng.Remove(ctx, r.DocID); err != nil {
+	if err := eng.Intake().Remove(ctx, r.DocID); err != nil {
 		t.Fatal(err)
 	}
 	hits, _ := eng.Search(ctx, "woods", SearchOptions{})
 	if n, _ := eng.lex.Count(); len(hits) != 0 || n != 0 {
 		t.Fatalf("after remove: %d hits, %d lexical entries", len(hits), n)
 	}
-	if r2, _ := eng.IngestFile(ctx, testcorpus.File(t, "Walden.pdf"), nil); r2.Status != Inserted {
+	if r2, _ := eng.Intake().IngestFile(ctx, testcorpus.File(t, "Walden.pdf"), nil); r2.Status != Inserted {
 		t.Fatalf("re-adding a removed document: %+v", r2)
 	}
 	if hits, err := eng.Search(ctx, "woods", SearchOptions{}); err != nil || len(hits) == 0 || hits[0].DocID != r.DocID || hits[0].Text == "" {

@@ -38,7 +38,7 @@ func TestIngestMailAttachments(t *testing.T) {
 		t.Fatal(err)
 	}
 	var seen []string
-	res, err := eng.IngestFile(ctx, path, func(d library.Document) {
+	res, err := eng.Intake().IngestFile(ctx, path, func(d library.Document) {
 		if d.Status == library.StatusReady {
 			seen = append(seen, d.Title)
 		}
@@ -93,7 +93,7 @@ func TestIngestHostileFiles(t *testing.T) {
 	}
 	f.Close()
 
-	res, err := eng.IngestFile(ctx, gone, func(d library.Document) {
+	res, err := eng.Intake().IngestFile(ctx, gone, func(d library.Document) {
 		if d.Status == library.StatusExtracting {
 			os.Remove(gone)
 		}
@@ -101,11 +101,11 @@ func TestIngestHostileFiles(t *testing.T) {
 	if err != nil || res.Status != Failed || !strings.Contains(res.Error, "moved or deleted") {
 		t.Errorf("vanished file: %+v %v", res, err)
 	}
-	res, err = eng.IngestFile(ctx, huge, nil)
+	res, err = eng.Intake().IngestFile(ctx, huge, nil)
 	if err != nil || res.Status != Failed || !strings.Contains(res.Error, "too large") || res.DocID != "" {
 		t.Errorf("1 GB file: %+v %v", res, err)
 	}
-	res, err = eng.IngestFile(ctx, kept, nil)
+	res, err = eng.Intake().IngestFile(ctx, kept, nil)
 	if err != nil || res.Status != Inserted {
 		t.Errorf("file after them: %+v %v", res, err)
 	}
@@ -126,7 +126,7 @@ func TestIngestFilesConcurrently(t *testing.T) {
 	}
 	paths = append(paths, testcorpus.File(t, "Walden.pdf"))
 	calls := 0
-	res, err := eng.IngestFiles(ctx, paths, 2, nil, func(i int, r Result) { calls++ })
+	res, err := eng.Intake().IngestFiles(ctx, paths, 2, nil, func(i int, r Result) { calls++ })
 	if err != nil || len(res) != 4 || calls != 4 {
 		t.Fatalf("%+v %v (%d calls)", res, err, calls)
 	}

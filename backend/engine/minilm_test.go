@@ -53,7 +53,7 @@ func TestMeaningWithMiniLM(t *testing.T) {
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if r, err := eng.IngestFile(ctx, p, nil); err != nil || r.Status != Inserted {
+		if r, err := eng.Intake().IngestFile(ctx, p, nil); err != nil || r.Status != Inserted {
 			t.Fatalf("ingest %s: %+v %v", name, r, err)
 		}
 	}

@@ -33,7 +33,7 @@ func TestDocumentNamesAreMentioned(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.IngestFile(ctx, path, nil); err != nil {
+	if _, err := eng.Intake().IngestFile(ctx, path, nil); err != nil {
 		t.Fatal(err)
 	}
 	for q, want := range map[string]bool{

@@ -46,7 +46,7 @@ func TestZeroVectorChunk(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { eng.Close() }()
-	r, err := eng.IngestFile(ctx, doc, nil)
+	r, err := eng.Intake().IngestFile(ctx, doc, nil)
 	if err != nil || r.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", r, err)
 	}
@@ -64,7 +64,7 @@ func TestZeroVectorChunk(t *testing.T) {
 		if n == 0 || n >= r.Chunks || len(embedded) != n {
 			t.Fatalf("%s: %d vectors, %d chunks marked embedded, %d chunks: want some but not all chunks with vectors, and the marks to agree", when, n, len(embedded), r.Chunks)
 		}
-		if got, err := eng.EmbedPending(ctx); err != nil || got != 0 {
+		if got, err := eng.Intake().EmbedPending(ctx); err != nil || got != 0 {
 			t.Fatalf("%s: EmbedPending embedded %d (%v), want 0", when, got, err)
 		}
 		hits, err := eng.Search(ctx, "frobnicate wibble", SearchOptions{K: 3, Mode: retrieve.Lexical})

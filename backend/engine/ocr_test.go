@@ -18,7 +18,7 @@ func ingestScan(t *testing.T) (*Engine, Result) {
 		t.Fatal("tesseract is not installed: run `go tool task setup:test` (apt install tesseract-ocr)")
 	}
 	eng := openEngine(t, Config{OllamaHost: "127.0.0.1:9"})
-	res, err := eng.IngestFile(context.Background(), testcorpus.File(t, "Wonderwall.pdf"), nil)
+	res, err := eng.Intake().IngestFile(context.Background(), testcorpus.File(t, "Wonderwall.pdf"), nil)
 	if err != nil || res.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", res, err)
 	}
@@ -34,7 +34,7 @@ func TestIngestScannedPDF(t *testing.T) {
 	if len(res.OCRPages) < 4 || res.OCRPages[0] != 1 {
 		t.Errorf("OCRPages = %v", res.OCRPages)
 	}
-	info, err := eng.DocumentInfo(res.DocID)
+	info, err := eng.Intake().DocumentInfo(res.DocID)
 	if err != nil || len(info.OCRPages) != len(res.OCRPages) {
 		t.Errorf("DocumentInfo = %+v, %v", info, err)
 	}
@@ -42,10 +42,10 @@ func TestIngestScannedPDF(t *testing.T) {
 	if err != nil || len(hits) == 0 {
 		t.Errorf("no lexical hit for a word of the scan: %v %v", hits, err)
 	}
-	if err := eng.Remove(ctx, res.DocID); err != nil {
+	if err := eng.Intake().Remove(ctx, res.DocID); err != nil {
 		t.Fatal(err)
 	}
-	if info, _ := eng.DocumentInfo(res.DocID); len(info.OCRPages) != 0 {
+	if info, _ := eng.Intake().DocumentInfo(res.DocID); len(info.OCRPages) != 0 {
 		t.Errorf("info left after Remove: %+v", info)
 	}
 }
@@ -57,11 +57,11 @@ func TestIngestDocTypeAndChunkSizes(t *testing.T) {
 	dir := t.TempDir()
 	eng := openEngine(t, Config{Dir: dir})
 	paper := testcorpus.File(t, "schmager_plateau10.pdf")
-	res, err := eng.IngestFile(ctx, paper, nil)
+	res, err := eng.Intake().IngestFile(ctx, paper, nil)
 	if err != nil || res.Status != Inserted || res.DocType != "paper" {
 		t.Fatalf("ingest: %+v %v", res, err)
 	}
-	if info, err := eng.DocumentInfo(res.DocID); err != nil || info.DocType != "paper" {
+	if info, err := eng.Intake().DocumentInfo(res.DocID); err != nil || info.DocType != "paper" {
 		t.Errorf("DocumentInfo = %+v, %v", info, err)
 	}
 	// The passages (parents) follow target; Result.Chunks counts their children.
@@ -69,13 +69,13 @@ func TestIngestDocTypeAndChunkSizes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := eng.Remove(ctx, res.DocID); err != nil {
+	if err := eng.Intake().Remove(ctx, res.DocID); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "chunking.json"), []byte(`{"paper": {"target": 600, "min": 150, "max": 800}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	small, err := eng.IngestFile(ctx, paper, nil)
+	small, err := eng.Intake().IngestFile(ctx, paper, nil)
 	if err != nil || small.Status != Inserted {
 		t.Fatalf("re-ingest: %+v %v", small, err)
 	}

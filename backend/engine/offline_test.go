@@ -60,7 +60,7 @@ func TestOfflineGuarantee(t *testing.T) {
 	if r, err := eng.IngestURL(ctx, "https://news.ycombinator.com/item?id=1", nil); err != nil || r.Status != Failed {
 		t.Fatalf("a URL while online sources are off: %+v %v", r, err)
 	}
-	r, err := eng.IngestFile(ctx, testcorpus.File(t, "Walden.pdf"), nil)
+	r, err := eng.Intake().IngestFile(ctx, testcorpus.File(t, "Walden.pdf"), nil)
 	if err != nil || r.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", r, err)
 	}

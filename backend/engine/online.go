@@ -16,6 +16,7 @@ import (
 
 	"github.com/carrel-app/carrel/backend/envconfig"
 	"github.com/carrel-app/carrel/backend/ingest"
+	"github.com/carrel-app/carrel/backend/intake"
 	"github.com/carrel-app/carrel/backend/online"
 )
 
@@ -80,7 +81,7 @@ func (e *Engine) IngestURL(ctx context.Context, rawURL string, progress Progress
 		return res, e.readOnlyError()
 	}
 	if !e.OnlineOn() {
-		res.Status, res.Error = Failed, oneLine(OffError(rawURL))
+		res.Status, res.Error = Failed, intake.OneLine(OffError(rawURL))
 		return res, nil
 	}
 	c, err := e.onlineClient()
@@ -92,7 +93,7 @@ func (e *Engine) IngestURL(ctx context.Context, rawURL string, progress Progress
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
-		res.Status, res.Error = Failed, oneLine(err)
+		res.Status, res.Error = Failed, intake.OneLine(err)
 		return res, nil
 	}
 	res.URL = src.URL
@@ -104,17 +105,12 @@ func (e *Engine) IngestURL(ctx context.Context, rawURL string, progress Progress
 	if err != nil {
 		return res, err
 	}
-	r, err := e.IngestFile(ctx, p, progress)
+	r, err := e.in.IngestFile(ctx, p, progress)
 	r.URL = src.URL
 	if err != nil || r.Status == Failed {
 		return r, err
 	}
-	info, err := e.DocumentInfo(r.DocID)
-	if err == nil && info.URL != src.URL {
-		info.URL = src.URL
-		err = e.putDocInfo(r.DocID, info)
-	}
-	if err != nil {
+	if err := e.in.SetURL(r.DocID, src.URL); err != nil {
 		return r, err
 	}
 	for _, d := range old {
@@ -122,7 +118,7 @@ func (e *Engine) IngestURL(ctx context.Context, rawURL string, progress Progress
 			continue
 		}
 		// The content changed: the new snapshot replaces the old document.
-		if err := e.Remove(context.WithoutCancel(ctx), d.id); err != nil {
+		if err := e.in.Remove(context.WithoutCancel(ctx), d.id); err != nil {
 			return r, err
 		}
 		if err := os.RemoveAll(filepath.Dir(d.path)); err != nil {
@@ -204,7 +200,7 @@ func (e *Engine) urlDocuments(ctx context.Context, u string) ([]urlDoc, error) {
 // comment's permalink, else the document's address; "" for files (and on any failure:
 // a link is a convenience, never a reason to fail an answer).
 func (e *Engine) SourceURL(ctx context.Context, docID string, page int) string {
-	info, err := e.DocumentInfo(docID)
+	info, err := e.in.DocumentInfo(docID)
 	if err != nil || info.URL == "" {
 		return ""
 	}

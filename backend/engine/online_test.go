@@ -36,7 +36,7 @@ func TestIngestWebPage(t *testing.T) {
 	if doc.Title != testsites.ArticleTitle || !strings.HasPrefix(doc.Path, filepath.Join(eng.Config().Dir, OnlineDir)) {
 		t.Errorf("document %q at %s", doc.Title, doc.Path)
 	}
-	if info, _ := eng.DocumentInfo(r.DocID); info.URL != canonical {
+	if info, _ := eng.Intake().DocumentInfo(r.DocID); info.URL != canonical {
 		t.Errorf("document info url %q", info.URL)
 	}
 	ans, err := eng.Asking().Ask(ctx, "How much honey do rooftop hives in Paris produce?", asking.Options{}, nil)
@@ -168,7 +168,7 @@ func TestIngestServedPDF(t *testing.T) {
 	if doc.Kind != "pdf" || filepath.Base(doc.Path) != "walden.pdf" {
 		t.Errorf("kind %q path %s", doc.Kind, doc.Path)
 	}
-	if info, _ := eng.DocumentInfo(r.DocID); info.URL != r.URL {
+	if info, _ := eng.Intake().DocumentInfo(r.DocID); info.URL != r.URL {
 		t.Errorf("info url %q", info.URL)
 	}
 	hits, err := eng.Search(ctx, "I went to the woods because I wished to live deliberately", SearchOptions{})

@@ -15,7 +15,7 @@ import (
 func TestSearchRerankHook(t *testing.T) {
 	ctx := context.Background()
 	eng := openEngine(t, Config{})
-	if r, err := eng.IngestFile(ctx, testcorpus.File(t, "T4.pdf"), nil); err != nil || r.Status != Inserted {
+	if r, err := eng.Intake().IngestFile(ctx, testcorpus.File(t, "T4.pdf"), nil); err != nil || r.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", r, err)
 	}
 	const q = "how are facsimile pages coded with two dimensional coding"

@@ -38,7 +38,7 @@ func TestRereadRestoresOCRWords(t *testing.T) {
 		return out
 	}
 	textsBefore := texts()
-	if got := eng.OCRPageCount(id); got != len(res.OCRPages) {
+	if got := eng.Intake().OCRPageCount(id); got != len(res.OCRPages) {
 		t.Errorf("OCRPageCount = %d, want %d", got, len(res.OCRPages))
 	}
 
@@ -49,13 +49,13 @@ func TestRereadRestoresOCRWords(t *testing.T) {
 	if pw, _ := eng.lib.PageWords(ctx, id, page); len(pw.Words) != 0 {
 		t.Fatal("words left after deleting them")
 	}
-	missing, err := eng.MissingWords(ctx)
+	missing, err := eng.Intake().MissingWords(ctx)
 	if err != nil || len(missing) != 1 || missing[0].ID != id {
 		t.Fatalf("MissingWords = %v, %v", missing, err)
 	}
 
 	var states []library.DocStatus
-	ids, err := eng.RereadMissingWords(ctx, func(d library.Document) {
+	ids, err := eng.Intake().RereadMissingWords(ctx, func(d library.Document) {
 		if len(states) == 0 || states[len(states)-1] != d.Status {
 			states = append(states, d.Status)
 		}
@@ -81,7 +81,7 @@ func TestRereadRestoresOCRWords(t *testing.T) {
 	if err != nil || len(hits) == 0 {
 		t.Errorf("no lexical hit after the re-read: %v %v", hits, err)
 	}
-	if missing, _ := eng.MissingWords(ctx); len(missing) != 0 {
+	if missing, _ := eng.Intake().MissingWords(ctx); len(missing) != 0 {
 		t.Errorf("still missing words: %v", missing)
 	}
 
@@ -89,7 +89,7 @@ func TestRereadRestoresOCRWords(t *testing.T) {
 	if err := eng.lib.ReplacePageWords(ctx, id, nil); err != nil {
 		t.Fatal(err)
 	}
-	if ids, err := eng.RereadMissingWords(ctx, nil); err != nil || len(ids) != 0 {
+	if ids, err := eng.Intake().RereadMissingWords(ctx, nil); err != nil || len(ids) != 0 {
 		t.Errorf("second automatic re-read: %v, %v", ids, err)
 	}
 }
@@ -104,25 +104,25 @@ func TestRereadRefusals(t *testing.T) {
 	if err := os.WriteFile(path, []byte("# Notes\n\nThe mitochondrion is the powerhouse of the cell.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := eng.IngestFile(ctx, path, nil)
+	res, err := eng.Intake().IngestFile(ctx, path, nil)
 	if err != nil || res.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", res, err)
 	}
-	again, err := eng.Reread(ctx, res.DocID, nil)
+	again, err := eng.Intake().Reread(ctx, res.DocID, nil)
 	if err != nil || again.Status != Inserted || again.Chunks != res.Chunks {
 		t.Fatalf("Reread = %+v, %v", again, err)
 	}
-	if _, err := eng.Reread(ctx, "nosuchdoc", nil); err == nil || !strings.Contains(err.Error(), "not found") {
+	if _, err := eng.Intake().Reread(ctx, "nosuchdoc", nil); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("unknown document: %v", err)
 	}
 	if err := os.WriteFile(path, []byte("# Notes\n\nChanged.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.Reread(ctx, res.DocID, nil); err == nil || !strings.Contains(err.Error(), "has changed since it was added") {
+	if _, err := eng.Intake().Reread(ctx, res.DocID, nil); err == nil || !strings.Contains(err.Error(), "has changed since it was added") {
 		t.Errorf("changed file: %v", err)
 	}
 	os.Remove(path)
-	if _, err := eng.Reread(ctx, res.DocID, nil); err == nil || !strings.Contains(err.Error(), "add it again from where it is now") {
+	if _, err := eng.Intake().Reread(ctx, res.DocID, nil); err == nil || !strings.Contains(err.Error(), "add it again from where it is now") {
 		t.Errorf("missing file: %v", err)
 	}
 	if d, err := eng.lib.Document(ctx, res.DocID); err != nil || d.Status != library.StatusReady {

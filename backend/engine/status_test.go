@@ -23,7 +23,7 @@ func TestOllamaGoneMidSession(t *testing.T) {
 	os.WriteFile(note, []byte(testcorpus.Woods), 0o644)
 	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib")})
 	ctx := context.Background()
-	if _, err := eng.IngestFile(ctx, note, nil); err != nil {
+	if _, err := eng.Intake().IngestFile(ctx, note, nil); err != nil {
 		t.Fatal(err)
 	}
 	// As if the status had been checked while Ollama still ran.

@@ -34,7 +34,7 @@ func TestCardsFollowDocument(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "cells.md")
 	os.WriteFile(path, []byte(b.String()), 0o644)
-	res, err := eng.IngestFile(ctx, path, nil)
+	res, err := eng.Intake().IngestFile(ctx, path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestCardsFollowDocument(t *testing.T) {
 	// Smaller passages: every card's passage is cut anew.
 	prof := `{"general": {"target": 300, "min": 120, "max": 450, "overlap": 0.1, "child_target": 150, "child_min": 60, "child_max": 220}}`
 	os.WriteFile(filepath.Join(eng.Config().Dir, chunk.ProfilesFile), []byte(prof), 0o644)
-	if _, err := eng.Rechunk(ctx); err != nil {
+	if _, err := eng.Intake().Rechunk(ctx); err != nil {
 		t.Fatal(err)
 	}
 	after, err := eng.DueCards(ctx, made.Deck.ID, 0)
@@ -75,7 +75,7 @@ func TestCardsFollowDocument(t *testing.T) {
 		t.Fatalf("no card moved to a new passage: the re-chunk did not change the passages")
 	}
 
-	if err := eng.Remove(ctx, res.DocID); err != nil {
+	if err := eng.Intake().Remove(ctx, res.DocID); err != nil {
 		t.Fatal(err)
 	}
 	if left, _ := eng.Library().Cards(ctx, library.CardFilter{DocID: res.DocID}); len(left) != 0 {
@@ -101,7 +101,7 @@ func TestMarkAnswerWithModels(t *testing.T) {
 		"A ribosome is a small particle of RNA and protein on which the proteins of the cell are assembled.\n\n"+
 		"A lysosome is a vesicle of enzymes that breaks down the worn-out parts of the cell.\n\n"+
 		"Photosynthesis refers to the making of glucose from carbon dioxide and water with the energy of light.\n"), 0o644)
-	res, err := eng.IngestFile(ctx, path, nil)
+	res, err := eng.Intake().IngestFile(ctx, path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ var markerRE = regexp.MustCompile(`\[(\d+)\]`)
 func TestSummaryMapReduce(t *testing.T) {
 	ctx := context.Background()
 	eng := openEngine(t, Config{})
-	res, err := eng.IngestFile(ctx, summaryDoc(t), nil)
+	res, err := eng.Intake().IngestFile(ctx, summaryDoc(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestSummaryScopesAndStop(t *testing.T) {
 	ctx := context.Background()
 	srv := testollama.Start(t)
 	eng := openEngine(t, Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel, MaxContext: 2048})
-	res, err := eng.IngestFile(ctx, summaryDoc(t), nil)
+	res, err := eng.Intake().IngestFile(ctx, summaryDoc(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestSummaryScopesAndStop(t *testing.T) {
 
 	// No chat model: key sentences of one section, and of a selection on a page.
 	plain := openEngine(t, Config{})
-	res, _ = plain.IngestFile(ctx, summaryDoc(t), nil)
+	res, _ = plain.Intake().IngestFile(ctx, summaryDoc(t), nil)
 	sec, err := plain.Summarize(ctx, SummaryRequest{DocID: res.DocID, Section: "Photosynthesis"}, nil)
 	if err != nil || sec.Scope != "section" || len(sec.Sections) != 1 {
 		t.Fatalf("section summary: %+v %v", sec, err)

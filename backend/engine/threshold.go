@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/carrel-app/carrel/backend/intake"
 )
 
 // The relevance threshold for vector matches (retrieve.Retriever.MinVectorScore) depends
@@ -220,7 +222,7 @@ func thresholdNotice(dir string, vectors int, configured bool) string {
 	}
 	if err != nil {
 		slog.Warn("relevance threshold: the saved one is unreadable; it is measured again at the next search", "file", path, "err", err)
-		return fmt.Sprintf("The relevance threshold (vectors/%s) was damaged (%v): it is measured again from the library at the next search.", thresholdFile, oneLine(err))
+		return fmt.Sprintf("The relevance threshold (vectors/%s) was damaged (%v): it is measured again from the library at the next search.", thresholdFile, intake.OneLine(err))
 	}
 	return ""
 }

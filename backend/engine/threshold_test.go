@@ -40,7 +40,7 @@ func TestMeasuredThreshold(t *testing.T) {
 	}
 	eng := openEngine(t, Config{Dir: dir, OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: embed})
 	for name := range texts {
-		if r, err := eng.IngestFile(ctx, filepath.Join(docs, name), nil); err != nil || r.Status != Inserted {
+		if r, err := eng.Intake().IngestFile(ctx, filepath.Join(docs, name), nil); err != nil || r.Status != Inserted {
 			t.Fatalf("ingest %s: %+v %v", name, r, err)
 		}
 	}

@@ -80,7 +80,7 @@ func TestWatch(t *testing.T) {
 			write(t, filepath.Join(dir, ".gitignore"), "build/\n")
 			write(t, filepath.Join(dir, "build", "out.md"), "# Generated\n")
 			// old.txt is in the library, then deleted while nobody watches.
-			if r, err := eng.IngestFile(ctx, old, nil); err != nil || r.Status != engine.Inserted {
+			if r, err := eng.Intake().IngestFile(ctx, old, nil); err != nil || r.Status != engine.Inserted {
 				t.Fatalf("%+v %v", r, err)
 			}
 			os.Remove(old)
@@ -89,7 +89,7 @@ func TestWatch(t *testing.T) {
 			var syncs []engine.WatchSync
 			done := make(chan error, 1)
 			go func() {
-				done <- eng.Watch(ctx, dir, engine.WatchOptions{Poll: mode.poll, Interval: 200 * time.Millisecond, Settle: 100 * time.Millisecond,
+				done <- eng.Intake().Watch(ctx, dir, engine.WatchOptions{Poll: mode.poll, Interval: 200 * time.Millisecond, Settle: 100 * time.Millisecond,
 					Synced: func(s engine.WatchSync) { mu.Lock(); syncs = append(syncs, s); mu.Unlock() }})
 			}()
 			want := func(paths ...string) func() bool {
@@ -165,28 +165,28 @@ func TestWatchedFolders(t *testing.T) {
 	defer eng.Close()
 	a, b := t.TempDir(), t.TempDir()
 	for _, d := range []string{a, b, a} {
-		if _, err := eng.SetWatched(d, true); err != nil {
+		if _, err := eng.Intake().SetWatched(d, true); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := eng.WatchedFolders()
+	got, err := eng.Intake().WatchedFolders()
 	want := []string{a, b}
 	slices.Sort(want)
 	if err != nil || !slices.Equal(got, want) {
 		t.Fatalf("WatchedFolders = %v, %v; want %v", got, err, want)
 	}
-	if _, err := eng.SetWatched(a, false); err != nil {
+	if _, err := eng.Intake().SetWatched(a, false); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := eng.WatchedFolders(); !slices.Equal(got, []string{b}) {
+	if got, _ := eng.Intake().WatchedFolders(); !slices.Equal(got, []string{b}) {
 		t.Errorf("after removing %s: %v", a, got)
 	}
 	f := filepath.Join(a, "f.txt")
 	write(t, f, "x")
-	if _, err := eng.SetWatched(f, true); err == nil {
+	if _, err := eng.Intake().SetWatched(f, true); err == nil {
 		t.Errorf("a file was accepted as a watched folder")
 	}
-	if err := eng.Watch(context.Background(), f, engine.WatchOptions{}); err == nil {
+	if err := eng.Intake().Watch(context.Background(), f, engine.WatchOptions{}); err == nil {
 		t.Errorf("Watch accepted a file")
 	}
 }

@@ -90,7 +90,7 @@ func TestChunkSettings(t *testing.T) {
 	// Re-chunking with small sizes cuts a document already in the library into more passages.
 	text := filepath.Join(t.TempDir(), "notes.txt")
 	os.WriteFile(text, []byte(strings.Repeat("The quokka counts its steps along the shore and writes them down in a notebook. ", 40)), 0o644)
-	if _, err := eng.IngestFile(context.Background(), text, nil); err != nil {
+	if _, err := eng.Intake().IngestFile(context.Background(), text, nil); err != nil {
 		t.Fatal(err)
 	}
 	chunksOf := func() int {

@@ -40,7 +40,7 @@ func (w *Workspace) Watch(dir string) (WatchedFolder, error) {
 	if err := w.eng.CheckWritable(); err != nil {
 		return WatchedFolder{}, err
 	}
-	abs, err := w.eng.SetWatched(dir, true)
+	abs, err := w.eng.Intake().SetWatched(dir, true)
 	if err != nil {
 		return WatchedFolder{}, err
 	}
@@ -51,7 +51,7 @@ func (w *Workspace) Watch(dir string) (WatchedFolder, error) {
 // Unwatch stops watching a folder and returns once its watch has ended, so no file
 // changed afterwards is taken in. Its documents stay in the library.
 func (w *Workspace) Unwatch(dir string) error {
-	abs, err := w.eng.SetWatched(dir, false)
+	abs, err := w.eng.Intake().SetWatched(dir, false)
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (w *Workspace) Unwatch(dir string) error {
 
 // Watched lists the watched folders and whether each is being watched.
 func (w *Workspace) Watched() ([]WatchedFolder, error) {
-	dirs, err := w.eng.WatchedFolders()
+	dirs, err := w.eng.Intake().WatchedFolders()
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func (w *Workspace) Watched() ([]WatchedFolder, error) {
 
 // resumeWatches starts watching the folders kept from the last run.
 func (w *Workspace) resumeWatches() {
-	dirs, err := w.eng.WatchedFolders()
+	dirs, err := w.eng.Intake().WatchedFolders()
 	if err != nil {
 		slog.Warn("watched folders", "err", err)
 		return
@@ -116,7 +116,7 @@ func (w *Workspace) startWatch(dir string) {
 		defer w.watches.wg.Done()
 		defer close(r.ended)
 		defer cancel()
-		err := w.eng.Watch(ctx, dir, engine.WatchOptions{
+		err := w.eng.Intake().Watch(ctx, dir, engine.WatchOptions{
 			Progress: w.document,
 			Synced: func(s engine.WatchSync) {
 				if w.hooks.Synced != nil {

@@ -103,11 +103,11 @@ func (w *Workspace) Context() context.Context { return w.ctx }
 func (w *Workspace) Start(ctx context.Context) {
 	w.base = ctx
 	w.ctx, w.cancel = context.WithCancel(ctx)
-	w.queue = w.eng.NewQueue(w.ctx, engine.QueueOptions{Workers: max(1, runtime.NumCPU()), Max: maxQueued,
+	w.queue = w.eng.Intake().NewQueue(w.ctx, engine.QueueOptions{Workers: max(1, runtime.NumCPU()), Max: maxQueued,
 		Progress: w.document, Done: w.ingested})
 	// Ingests cut short by a crash or quit are queued before anything new, so that they
 	// are never mistaken for documents added now.
-	if docs, err := w.eng.Interrupted(w.ctx); err == nil && len(docs) > 0 {
+	if docs, err := w.eng.Intake().Interrupted(w.ctx); err == nil && len(docs) > 0 {
 		paths := make([]string, len(docs))
 		for i, d := range docs {
 			paths[i] = d.Path
@@ -126,12 +126,12 @@ func (w *Workspace) Start(ctx context.Context) {
 		if _, err := ingest.PrepareCache(ctx); err != nil {
 			slog.Warn("compiling the PDF engine", "err", err)
 		}
-		if _, err := w.eng.EmbedPending(ctx); err != nil {
+		if _, err := w.eng.Intake().EmbedPending(ctx); err != nil {
 			slog.Warn("embedding pending chunks", "err", err)
 		}
 		// Documents OCR'd before word boxes were kept are read again, once, so that
 		// their scanned pages can be highlighted (re-adding the same bytes is skipped).
-		if _, err := w.eng.RereadMissingWords(ctx, w.document); err != nil {
+		if _, err := w.eng.Intake().RereadMissingWords(ctx, w.document); err != nil {
 			slog.Warn("re-reading scanned documents for their word boxes", "err", err)
 		}
 	})
@@ -243,13 +243,13 @@ func (w *Workspace) Reread(docID string) error {
 	if w.ctx.Err() != nil {
 		return ErrNotOpen
 	}
-	if err := w.eng.CanReread(w.ctx, docID); err != nil {
+	if err := w.eng.Intake().CanReread(w.ctx, docID); err != nil {
 		return err
 	}
 	w.Go(func(ctx context.Context) {
 		// A failure to read is recorded on the document, which says so; an error here is
 		// a broken library (or the file changed in the meantime).
-		if _, err := w.eng.Reread(ctx, docID, w.document); err != nil {
+		if _, err := w.eng.Intake().Reread(ctx, docID, w.document); err != nil {
 			slog.Warn("re-read", "doc", docID, "err", err)
 		}
 		w.changed()
@@ -261,7 +261,7 @@ func (w *Workspace) Reread(docID string) error {
 // already extracted, and embeds the new passages in the background. It returns the ids
 // of the documents cut again.
 func (w *Workspace) Rechunk() ([]string, error) {
-	ids, err := w.eng.Rechunk(w.ctx)
+	ids, err := w.eng.Intake().Rechunk(w.ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +275,7 @@ func (w *Workspace) Rechunk() ([]string, error) {
 // model was downloaded or changed); what names the work in the log if it fails.
 func (w *Workspace) EmbedPending(what string) {
 	w.Go(func(ctx context.Context) {
-		if _, err := w.eng.EmbedPending(ctx); err != nil {
+		if _, err := w.eng.Intake().EmbedPending(ctx); err != nil {
 			slog.Warn(what, "err", err)
 		}
 	})

@@ -28,6 +28,7 @@ var layers = map[string]int{
 	"backend/workspace":      3, // the open library, its running work, switching it
 	"backend/engine":         4, // the coordinator
 	"backend/asking":         5, // sessions: the steps of one question, saving, resuming
+	"backend/intake":         5, // taking documents in: the queue, storing, indexing, embedding
 	"backend/chat":           6, // answering: prompt, model call, citations
 	"backend/chunk":          6, // cutting documents into passages
 	"backend/retrieve":       6, // finding passages

@@ -86,7 +86,7 @@ func child(op string) error {
 func operate(ctx context.Context, eng *engine.Engine, op string, files []string) error {
 	switch op {
 	case "ingest":
-		if _, err := eng.IngestFiles(ctx, files, 2, nil, nil); err != nil {
+		if _, err := eng.Intake().IngestFiles(ctx, files, 2, nil, nil); err != nil {
 			return err
 		}
 	case "embed":
@@ -96,12 +96,12 @@ func operate(ctx context.Context, eng *engine.Engine, op string, files []string)
 			return err
 		}
 		for _, d := range docs {
-			if _, err := eng.Reread(ctx, d.ID, nil); err != nil {
+			if _, err := eng.Intake().Reread(ctx, d.ID, nil); err != nil {
 				return err
 			}
 		}
 	case "rechunk":
-		if _, err := eng.Rechunk(ctx); err != nil {
+		if _, err := eng.Intake().Rechunk(ctx); err != nil {
 			return err
 		}
 	case "ask":
@@ -120,7 +120,7 @@ func operate(ctx context.Context, eng *engine.Engine, op string, files []string)
 	default:
 		return fmt.Errorf("unknown operation %q", op)
 	}
-	_, err := eng.EmbedPending(ctx)
+	_, err := eng.Intake().EmbedPending(ctx)
 	return err
 }
 
@@ -280,14 +280,14 @@ func newFixture(t *testing.T, host string) *fixture {
 	// embed: ingested without Ollama, so every passage waits for its vector.
 	fx.templates["embed"] = filepath.Join(root, "t-lexical")
 	eng := open(fx.templates["embed"], "127.0.0.1:9")
-	if _, err := eng.IngestFiles(ctx, fx.files, 2, nil, nil); err != nil {
+	if _, err := eng.Intake().IngestFiles(ctx, fx.files, 2, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	eng.Close()
 	// reread, ask: ingested and embedded.
 	full := filepath.Join(root, "t-full")
 	eng = open(full, host)
-	if res, err := eng.IngestFiles(ctx, fx.files, 2, nil, nil); err != nil {
+	if res, err := eng.Intake().IngestFiles(ctx, fx.files, 2, nil, nil); err != nil {
 		t.Fatal(err)
 	} else {
 		for _, r := range res {
@@ -317,10 +317,10 @@ func newFixture(t *testing.T, host string) *fixture {
 	after := filepath.Join(root, "t-rechunked")
 	copyDir(t, fx.templates["rechunk"], after)
 	eng = open(after, host)
-	if _, err := eng.Rechunk(ctx); err != nil {
+	if _, err := eng.Intake().Rechunk(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.EmbedPending(ctx); err != nil {
+	if _, err := eng.Intake().EmbedPending(ctx); err != nil {
 		t.Fatal(err)
 	}
 	eng.Close()
@@ -402,7 +402,7 @@ func (fx *fixture) verify(dir, op string, killed bool) error {
 	if err != nil {
 		return fmt.Errorf("reopen: %w", err)
 	}
-	interrupted, err := eng.Interrupted(ctx)
+	interrupted, err := eng.Intake().Interrupted(ctx)
 	if err != nil {
 		eng.Close()
 		return err
@@ -448,7 +448,7 @@ func (fx *fixture) verify(dir, op string, killed bool) error {
 		return fmt.Errorf("reopen for the retry: %w", err)
 	}
 	for _, d := range interrupted {
-		if _, err := eng.IngestFile(ctx, d.Path, nil); err != nil {
+		if _, err := eng.Intake().IngestFile(ctx, d.Path, nil); err != nil {
 			eng.Close()
 			return fmt.Errorf("retry %s: %w", d.Title, err)
 		}

@@ -127,12 +127,12 @@ func TestDiskFullDuringIngest(t *testing.T) {
 	mount(t, dir, "8m")
 	cfg := config(dir, srv.Host)
 	eng := open(t, cfg)
-	if r, err := eng.IngestFile(ctx, note(t, root, "first", 10), nil); err != nil || r.Status != engine.Inserted {
+	if r, err := eng.Intake().IngestFile(ctx, note(t, root, "first", 10), nil); err != nil || r.Status != engine.Inserted {
 		t.Fatalf("first ingest: %+v %v", r, err)
 	}
 	filler := fill(t, dir)
 	walden := testcorpus.File(t, "Walden.pdf")
-	r, err := eng.IngestFile(ctx, walden, nil)
+	r, err := eng.Intake().IngestFile(ctx, walden, nil)
 	msg := ""
 	if err != nil {
 		msg = err.Error()
@@ -151,7 +151,7 @@ func TestDiskFullDuringIngest(t *testing.T) {
 	consistent(t, cfg)
 	eng = open(t, cfg)
 	defer eng.Close()
-	if r, err := eng.IngestFile(ctx, walden, nil); err != nil || r.Status != engine.Inserted || r.Chunks == 0 {
+	if r, err := eng.Intake().IngestFile(ctx, walden, nil); err != nil || r.Status != engine.Inserted || r.Chunks == 0 {
 		t.Fatalf("ingest after freeing space: %+v %v", r, err)
 	}
 	if hits, err := eng.Search(ctx, "woods", engine.SearchOptions{}); err != nil || len(hits) == 0 {
@@ -179,12 +179,12 @@ func TestDiskFullDuringIndexSave(t *testing.T) {
 			open(t, cfg).Close() // the library and its folders
 			mount(t, filepath.Join(dir, idx), "256k")
 			eng := open(t, cfg)
-			if r, err := eng.IngestFile(ctx, note(t, root, "first", 3), nil); err != nil || r.Status != engine.Inserted {
+			if r, err := eng.Intake().IngestFile(ctx, note(t, root, "first", 3), nil); err != nil || r.Status != engine.Inserted {
 				t.Fatalf("first ingest: %+v %v", r, err)
 			}
 			filler := fill(t, filepath.Join(dir, idx))
 			walden := testcorpus.File(t, "Walden.pdf")
-			r, err := eng.IngestFile(ctx, walden, nil)
+			r, err := eng.Intake().IngestFile(ctx, walden, nil)
 			switch idx {
 			case "vectors":
 				if err != nil || r.Status != engine.Inserted || len(r.Warnings) == 0 || !strings.Contains(strings.Join(r.Warnings, " "), "space") {
@@ -205,10 +205,10 @@ func TestDiskFullDuringIndexSave(t *testing.T) {
 			remount(t, filepath.Join(dir, idx), "size=16m")
 			consistent(t, cfg)
 			eng = open(t, cfg)
-			if _, err := eng.IngestFile(ctx, walden, nil); err != nil {
+			if _, err := eng.Intake().IngestFile(ctx, walden, nil); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := eng.EmbedPending(ctx); err != nil {
+			if _, err := eng.Intake().EmbedPending(ctx); err != nil {
 				t.Fatal(err)
 			}
 			eng.Close()
@@ -236,7 +236,7 @@ func TestReadOnlyLibrary(t *testing.T) {
 	mount(t, dir, "64m")
 	cfg := config(dir, srv.Host)
 	eng := open(t, cfg)
-	r, err := eng.IngestFile(ctx, testcorpus.File(t, "Walden.pdf"), nil)
+	r, err := eng.Intake().IngestFile(ctx, testcorpus.File(t, "Walden.pdf"), nil)
 	if err != nil || r.Status != engine.Inserted {
 		t.Fatalf("ingest: %+v %v", r, err)
 	}
@@ -267,14 +267,14 @@ func TestReadOnlyLibrary(t *testing.T) {
 	if sessions, err := eng.Asking().Sessions(ctx); err != nil || len(sessions) != 1 {
 		t.Fatalf("sessions of a read-only library: %d %v", len(sessions), err)
 	}
-	_, err = eng.IngestFile(ctx, note(t, root, "more", 2), nil)
+	_, err = eng.Intake().IngestFile(ctx, note(t, root, "more", 2), nil)
 	if !errors.Is(err, library.ErrReadOnly) || !strings.Contains(err.Error(), dir) {
 		t.Fatalf("ingest into a read-only library: want ErrReadOnly naming the folder, got %v", err)
 	}
 	if _, err := eng.Asking().Ask(ctx, "What did Thoreau plant?", asking.Options{}, nil); !errors.Is(err, library.ErrReadOnly) {
 		t.Fatalf("ask in a read-only library: %v", err)
 	}
-	if err := eng.Remove(ctx, r.DocID); !errors.Is(err, library.ErrReadOnly) {
+	if err := eng.Intake().Remove(ctx, r.DocID); !errors.Is(err, library.ErrReadOnly) {
 		t.Fatalf("remove from a read-only library: %v", err)
 	}
 	if err := eng.Close(); err != nil {
@@ -315,11 +315,11 @@ func template(t *testing.T, host string) (src string, walden string) {
 	src = filepath.Join(t.TempDir(), "template")
 	eng := open(t, config(src, host))
 	defer eng.Close()
-	r, err := eng.IngestFile(ctx, testcorpus.File(t, "Walden.pdf"), nil)
+	r, err := eng.Intake().IngestFile(ctx, testcorpus.File(t, "Walden.pdf"), nil)
 	if err != nil || r.Status != engine.Inserted {
 		t.Fatalf("ingest: %+v %v", r, err)
 	}
-	if r, err := eng.IngestFile(ctx, note(t, t.TempDir(), "notes", 12), nil); err != nil || r.Status != engine.Inserted {
+	if r, err := eng.Intake().IngestFile(ctx, note(t, t.TempDir(), "notes", 12), nil); err != nil || r.Status != engine.Inserted {
 		t.Fatalf("ingest: %+v %v", r, err)
 	}
 	// The threshold file exists once a search by meaning has run.
@@ -438,7 +438,7 @@ func TestDamagedIndexes(t *testing.T) {
 			if err != nil || len(hits) == 0 || hits[0].DocID != walden {
 				t.Fatalf("search after a %s: %+v %v", c.name, hits, err)
 			}
-			if _, err := eng.EmbedPending(ctx); err != nil {
+			if _, err := eng.Intake().EmbedPending(ctx); err != nil {
 				t.Fatal(err)
 			}
 			if s := eng.MinVectorScore(ctx); s <= 0 || s >= 1 {

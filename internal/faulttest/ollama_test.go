@@ -74,7 +74,7 @@ func TestOllamaKilledMidAnswer(t *testing.T) {
 	dir := t.TempDir()
 	eng := open(t, longAnswers(config(filepath.Join(dir, "lib"), srv.Host)))
 	defer eng.Close()
-	if r, err := eng.IngestFile(ctx, note(t, dir, "cabin", 8), nil); err != nil || r.Status != engine.Inserted {
+	if r, err := eng.Intake().IngestFile(ctx, note(t, dir, "cabin", 8), nil); err != nil || r.Status != engine.Inserted {
 		t.Fatalf("ingest: %+v %v", r, err)
 	}
 	fn, got := onFirstToken(func() { srv.Signal(syscall.SIGKILL) })
@@ -114,7 +114,7 @@ func TestOllamaKilledMidEmbedding(t *testing.T) {
 	cfg := config(dir, srv.Host)
 	eng := open(t, cfg)
 	var once sync.Once
-	r, err := eng.IngestFile(ctx, note(t, t.TempDir(), "long", 150), func(d library.Document) {
+	r, err := eng.Intake().IngestFile(ctx, note(t, t.TempDir(), "long", 150), func(d library.Document) {
 		if d.Status == library.StatusEmbedding && d.Done > 0 {
 			once.Do(func() { srv.Signal(syscall.SIGKILL) })
 		}
@@ -134,7 +134,7 @@ func TestOllamaKilledMidEmbedding(t *testing.T) {
 	back := own(t)
 	cfg.OllamaHost = back.Host
 	eng = open(t, cfg)
-	n, err := eng.EmbedPending(ctx)
+	n, err := eng.Intake().EmbedPending(ctx)
 	eng.Close()
 	if err != nil || n != st.Pending {
 		t.Fatalf("embedding with Ollama back: %d of %d, %v", n, st.Pending, err)
@@ -168,7 +168,7 @@ func TestModelDeletedInUse(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "lib")
 	eng := open(t, config(dir, srv.Host))
 	defer eng.Close()
-	if r, err := eng.IngestFile(ctx, note(t, t.TempDir(), "cabin", 8), nil); err != nil || r.Status != engine.Inserted {
+	if r, err := eng.Intake().IngestFile(ctx, note(t, t.TempDir(), "cabin", 8), nil); err != nil || r.Status != engine.Inserted {
 		t.Fatalf("ingest: %+v %v", r, err)
 	}
 	fn, _ := onFirstToken(func() { deleteModel(t, srv.Host, srv.ChatModel) })
@@ -209,7 +209,7 @@ func TestModelDeletedInUse(t *testing.T) {
 	if hits, err := eng.Search(ctx, "cabin cost", engine.SearchOptions{}); err != nil || len(hits) == 0 {
 		t.Fatalf("search with the embedding model deleted: %d hits, %v", len(hits), err)
 	}
-	if n, err := eng.EmbedPending(ctx); err != nil || n != 0 {
+	if n, err := eng.Intake().EmbedPending(ctx); err != nil || n != 0 {
 		t.Fatalf("embedding with the model deleted: %d %v", n, err)
 	}
 	eng.Close()
@@ -231,7 +231,7 @@ func toFreeze(t *testing.T) (*testollama.Server, *engine.Engine, engine.Config) 
 	cfg.OllamaStallSeconds = int(frozenStall / time.Second)
 	eng := open(t, cfg)
 	t.Cleanup(func() { eng.Close() })
-	if r, err := eng.IngestFile(context.Background(), note(t, dir, "cabin", 8), nil); err != nil || r.Status != engine.Inserted {
+	if r, err := eng.Intake().IngestFile(context.Background(), note(t, dir, "cabin", 8), nil); err != nil || r.Status != engine.Inserted {
 		t.Fatalf("ingest: %+v %v", r, err)
 	}
 	return srv, eng, cfg
@@ -287,7 +287,7 @@ func TestOllamaFrozen(t *testing.T) {
 	t.Logf("asked while frozen: passages in %s", time.Since(began).Round(100*time.Millisecond))
 
 	// An ingest while frozen: added, searchable by words, with a warning.
-	r, err := eng.IngestFile(actx, note(t, t.TempDir(), "long", 40), nil)
+	r, err := eng.Intake().IngestFile(actx, note(t, t.TempDir(), "long", 40), nil)
 	if actx.Err() != nil {
 		t.Fatalf("ingest hung on a frozen Ollama: %v", err)
 	}
@@ -302,7 +302,7 @@ func TestOllamaFrozen(t *testing.T) {
 	// Thawed: the vectors the freeze held back are embedded.
 	srv.Signal(syscall.SIGCONT)
 	eng.RefreshStatus()
-	if n, err := eng.EmbedPending(ctx); err != nil || n == 0 {
+	if n, err := eng.Intake().EmbedPending(ctx); err != nil || n == 0 {
 		t.Fatalf("embedding after Ollama thawed: %d, %v", n, err)
 	}
 	eng.Close()

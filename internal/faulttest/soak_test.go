@@ -119,7 +119,7 @@ func TestSoak(t *testing.T) {
 	wctx, stopWatch := context.WithCancel(context.Background())
 	watchDone := make(chan error, 1)
 	go func() {
-		watchDone <- eng.Watch(wctx, watched, engine.WatchOptions{Settle: 200 * time.Millisecond, Interval: time.Second})
+		watchDone <- eng.Intake().Watch(wctx, watched, engine.WatchOptions{Settle: 200 * time.Millisecond, Interval: time.Second})
 	}()
 	loop("watch-change", 1, func(r *rand.Rand, i int) {
 		name := fmt.Sprintf("w%d", r.IntN(6))
@@ -145,7 +145,7 @@ func TestSoak(t *testing.T) {
 	loop("ingest", 2, func(r *rand.Rand, i int) {
 		p := note(t, plain, fmt.Sprintf("p%d", i), 2+r.IntN(8))
 		step("ingest", func(ctx context.Context) error {
-			res, err := eng.IngestFile(ctx, p, nil)
+			res, err := eng.Intake().IngestFile(ctx, p, nil)
 			if err != nil {
 				return err
 			}
@@ -169,7 +169,7 @@ func TestSoak(t *testing.T) {
 			delete(live, id)
 			removed[id] = true
 			mu.Unlock()
-			return eng.Remove(ctx, id)
+			return eng.Intake().Remove(ctx, id)
 		})
 	})
 	loop("reread", 4, func(r *rand.Rand, i int) {
@@ -179,7 +179,7 @@ func TestSoak(t *testing.T) {
 			return
 		}
 		step("reread", func(ctx context.Context) error {
-			_, err := eng.Reread(ctx, id, nil)
+			_, err := eng.Intake().Reread(ctx, id, nil)
 			mu.Lock()
 			gone := removed[id]
 			mu.Unlock()
@@ -313,7 +313,7 @@ func TestSoak(t *testing.T) {
 	// must come to hold exactly want.
 	sctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go eng.Watch(sctx, watched, engine.WatchOptions{Poll: true, Interval: 200 * time.Millisecond, Settle: 50 * time.Millisecond})
+	go eng.Intake().Watch(sctx, watched, engine.WatchOptions{Poll: true, Interval: 200 * time.Millisecond, Settle: 50 * time.Millisecond})
 	var docs []library.Document
 	got := map[string]string{}
 	for deadline := time.Now().Add(time.Minute); ; {

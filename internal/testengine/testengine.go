@@ -1,5 +1,5 @@
-// Package testengine opens engines for the tests of the packages above the engine's
-// stages (asking, the bridge, the CLI), in one way: a new folder, no Ollama unless named.
+// Package testengine opens engines for the tests of the packages that run over an engine
+// (asking, intake, the bridge, the CLI), in one way: a new folder, no Ollama unless named.
 package testengine
 
 import (
@@ -73,7 +73,7 @@ func WithNote(tb testing.TB, cfg engine.Config, name, text string) (*engine.Engi
 		cfg.Dir = filepath.Join(dir, "lib")
 	}
 	eng := Open(tb, cfg)
-	r, err := eng.IngestFile(context.Background(), note, nil)
+	r, err := eng.Intake().IngestFile(context.Background(), note, nil)
 	if err != nil || r.Status != engine.Inserted {
 		tb.Fatalf("ingest %s: %+v %v", name, r, err)
 	}

@@ -581,7 +581,7 @@ export type PullEvent = {
   error: string;
 };
 
-/** github.com/carrel-app/carrel/backend/engine.WatchSync */
+/** github.com/carrel-app/carrel/backend/intake.WatchSync */
 export type WatchSync = {
   dir: string;
   ingested?: Result[];
@@ -893,7 +893,7 @@ export type CachedFrom = {
   saved_usd: number;
 };
 
-/** github.com/carrel-app/carrel/backend/engine.Result */
+/** github.com/carrel-app/carrel/backend/intake.Result */
 export type Result = {
   path: string;
   doc_id: string;
@@ -979,5 +979,5 @@ export type Span = {
   quote: string;
 };
 
-/** github.com/carrel-app/carrel/backend/engine.IngestStatus */
+/** github.com/carrel-app/carrel/backend/intake.IngestStatus */
 export type IngestStatus = "inserted" | "skipped" | "failed";

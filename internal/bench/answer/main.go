@@ -169,7 +169,7 @@ func embedRatio(ctx context.Context, srv *testollama.Server, tmp, doc string, ru
 	if err != nil {
 		return 0, err
 	}
-	if r, err := eng.IngestFile(ctx, pdf, nil); err != nil || r.Status != engine.Inserted {
+	if r, err := eng.Intake().IngestFile(ctx, pdf, nil); err != nil || r.Status != engine.Inserted {
 		eng.Close()
 		return 0, fmt.Errorf("ingest %s: %+v %v", doc, r, err)
 	}
@@ -196,7 +196,7 @@ func embedRatio(ctx context.Context, srv *testollama.Server, tmp, doc string, ru
 		defer eng.Close()
 		eng.Status(ctx) // the status check is not part of embedding
 		began := time.Now()
-		n, err := eng.EmbedPending(ctx)
+		n, err := eng.Intake().EmbedPending(ctx)
 		if err != nil || n != len(texts) {
 			return 0, fmt.Errorf("EmbedPending: %d of %d chunks: %v", n, len(texts), err)
 		}

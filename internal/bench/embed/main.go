@@ -78,7 +78,7 @@ func run(doc string, runs int) error {
 		}
 		eng.Status(ctx) // the status check is not part of ingesting
 		began := time.Now()
-		res, err := eng.IngestFiles(ctx, paths, 0, nil, nil)
+		res, err := eng.Intake().IngestFiles(ctx, paths, 0, nil, nil)
 		took := time.Since(began).Seconds()
 		if err == nil {
 			texts, err = children(ctx, eng.Library())

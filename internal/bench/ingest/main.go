@@ -101,7 +101,7 @@ func run(anchor, python, corpus string, workers int, verbose bool) error {
 	defer eng.Close()
 	start, cpu0 := time.Now(), cpuSeconds()
 	var lastDone time.Time // the tail after it is the final lexical write
-	results, err := eng.IngestFiles(context.Background(), files, workers, nil, func(i int, r engine.Result) {
+	results, err := eng.Intake().IngestFiles(context.Background(), files, workers, nil, func(i int, r engine.Result) {
 		lastDone = time.Now()
 		if verbose {
 			fmt.Fprintf(os.Stderr, "[%d/%d] %s: %s %s\n", i+1, len(files), filepath.Base(r.Path), r.Status, r.Error)

@@ -454,7 +454,7 @@ func corpusTree(dir, corpus string, log func(string, ...any)) (*tree, error) {
 			return nil, err
 		}
 		for _, p := range engine.ExpandPaths([]string{corpus}) {
-			if _, err := eng.IngestFile(ctx, p, nil); err != nil {
+			if _, err := eng.Intake().IngestFile(ctx, p, nil); err != nil {
 				eng.Close()
 				return nil, err
 			}

@@ -1,4 +1,4 @@
-package engine
+package intake
 
 import (
 	"context"
@@ -23,21 +23,21 @@ import (
 // It refuses, leaving the document as it is, when the file is gone or its bytes changed
 // (that is a new document: add it again), and when the document has OCR'd pages but OCR
 // cannot run now (reading it again would lose their text).
-func (e *Engine) Reread(ctx context.Context, docID string, progress ProgressFunc) (Result, error) {
-	d, err := e.checkReread(ctx, docID)
+func (in *Intake) Reread(ctx context.Context, docID string, progress ProgressFunc) (Result, error) {
+	d, err := in.checkReread(ctx, docID)
 	if err != nil {
 		return Result{}, err
 	}
-	if !e.claim(docID) {
+	if !in.claim(docID) {
 		return Result{}, fmt.Errorf("re-read %s: it is being added right now", d.Title)
 	}
 	// Not ready, so that the ingest below does not skip the same bytes.
-	err = e.lib.SetStatus(ctx, docID, library.StatusQueued, "", 0, 0)
-	e.release(docID)
+	err = in.lib.SetStatus(ctx, docID, library.StatusQueued, "", 0, 0)
+	in.release(docID)
 	if err != nil {
 		return Result{}, fmt.Errorf("re-read %s: %w", d.Title, err)
 	}
-	res, err := e.IngestFile(ctx, d.Path, progress)
+	res, err := in.IngestFile(ctx, d.Path, progress)
 	if err == nil && res.Status == Skipped {
 		// Another ingest of the same bytes claimed it in between and will finish it.
 		return res, nil
@@ -45,14 +45,14 @@ func (e *Engine) Reread(ctx context.Context, docID string, progress ProgressFunc
 	return res, err
 }
 
-// CanReread says why [Engine.Reread] would refuse to read a document again, or nil.
-func (e *Engine) CanReread(ctx context.Context, docID string) error {
-	_, err := e.checkReread(ctx, docID)
+// CanReread says why [Intake.Reread] would refuse to read a document again, or nil.
+func (in *Intake) CanReread(ctx context.Context, docID string) error {
+	_, err := in.checkReread(ctx, docID)
 	return err
 }
 
-func (e *Engine) checkReread(ctx context.Context, docID string) (library.Document, error) {
-	d, err := e.lib.Document(ctx, docID)
+func (in *Intake) checkReread(ctx context.Context, docID string) (library.Document, error) {
+	d, err := in.lib.Document(ctx, docID)
 	if err != nil {
 		return d, fmt.Errorf("re-read: %w", err)
 	}
@@ -63,7 +63,7 @@ func (e *Engine) checkReread(ctx context.Context, docID string) (library.Documen
 	if id != docID {
 		return d, fmt.Errorf("re-read %s: %s has changed since it was added: add it again to read the new version", d.Title, d.Path)
 	}
-	if info, err := e.DocumentInfo(docID); err == nil && len(info.OCRPages) > 0 && !ingest.OCRAvailable() {
+	if info, err := in.DocumentInfo(docID); err == nil && len(info.OCRPages) > 0 && !ingest.OCRAvailable() {
 		return d, fmt.Errorf("re-read %s: its scanned pages need OCR, which cannot run here: install tesseract-ocr (and unset CARREL_OCR=off)", d.Title)
 	}
 	return d, nil
@@ -71,32 +71,32 @@ func (e *Engine) checkReread(ctx context.Context, docID string) (library.Documen
 
 // OCRPageCount is how many pages of a document were read by OCR (0 when none, or when
 // its info cannot be read).
-func (e *Engine) OCRPageCount(docID string) int {
-	info, err := e.DocumentInfo(docID)
+func (in *Intake) OCRPageCount(docID string) int {
+	info, err := in.DocumentInfo(docID)
 	if err != nil {
 		return 0
 	}
 	return len(info.OCRPages)
 }
 
-// rereadFile lists the documents [Engine.RereadMissingWords] has re-read, so that one
+// rereadFile lists the documents [Intake.RereadMissingWords] has re-read, so that one
 // whose pages give no word boxes however often it is read is not read at every start.
 const rereadFile = "reread.json"
 
 // MissingWords lists the ready documents with OCR'd pages but no word boxes stored for
 // any of them: OCR'd before boxes were kept, so the viewer cannot highlight on their
 // scanned pages.
-func (e *Engine) MissingWords(ctx context.Context) ([]library.Document, error) {
-	docs, err := e.lib.Documents(ctx)
+func (in *Intake) MissingWords(ctx context.Context) ([]library.Document, error) {
+	docs, err := in.lib.Documents(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []library.Document
 	for _, d := range docs {
-		if d.Status != library.StatusReady || e.OCRPageCount(d.ID) == 0 {
+		if d.Status != library.StatusReady || in.OCRPageCount(d.ID) == 0 {
 			continue
 		}
-		pages, err := e.lib.WordPages(ctx, d.ID)
+		pages, err := in.lib.WordPages(ctx, d.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -107,18 +107,18 @@ func (e *Engine) MissingWords(ctx context.Context) ([]library.Document, error) {
 	return out, nil
 }
 
-// RereadMissingWords re-reads, once each, the documents [Engine.MissingWords] lists,
+// RereadMissingWords re-reads, once each, the documents [Intake.MissingWords] lists,
 // when OCR can run. It returns the ids it re-read; a document that fails is logged by
 // the caller through the returned error and left as it was.
-func (e *Engine) RereadMissingWords(ctx context.Context, progress ProgressFunc) ([]string, error) {
+func (in *Intake) RereadMissingWords(ctx context.Context, progress ProgressFunc) ([]string, error) {
 	if !ingest.OCRAvailable() {
 		return nil, nil
 	}
-	docs, err := e.MissingWords(ctx)
+	docs, err := in.MissingWords(ctx)
 	if err != nil || len(docs) == 0 {
 		return nil, err
 	}
-	done := e.rereadDone()
+	done := in.rereadDone()
 	var ids []string
 	var errs []error
 	for _, d := range docs {
@@ -126,10 +126,10 @@ func (e *Engine) RereadMissingWords(ctx context.Context, progress ProgressFunc) 
 			continue
 		}
 		done = append(done, d.ID)
-		if err := e.saveRereadDone(done); err != nil {
+		if err := in.saveRereadDone(done); err != nil {
 			return ids, err
 		}
-		if _, err := e.Reread(ctx, d.ID, progress); err != nil {
+		if _, err := in.Reread(ctx, d.ID, progress); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -138,9 +138,9 @@ func (e *Engine) RereadMissingWords(ctx context.Context, progress ProgressFunc) 
 	return ids, errors.Join(errs...)
 }
 
-func (e *Engine) rereadDone() []string {
+func (in *Intake) rereadDone() []string {
 	var ids []string
-	p := filepath.Join(e.cfg.Dir, rereadFile)
+	p := filepath.Join(in.dir, rereadFile)
 	b, err := os.ReadFile(p)
 	if err == nil {
 		err = json.Unmarshal(b, &ids)
@@ -153,9 +153,9 @@ func (e *Engine) rereadDone() []string {
 	return ids
 }
 
-func (e *Engine) saveRereadDone(ids []string) error {
+func (in *Intake) saveRereadDone(ids []string) error {
 	b, _ := json.Marshal(ids)
-	p := filepath.Join(e.cfg.Dir, rereadFile)
+	p := filepath.Join(in.dir, rereadFile)
 	if err := os.WriteFile(p+".tmp", b, 0o644); err != nil {
 		return fmt.Errorf("record re-read documents: %w", err)
 	}

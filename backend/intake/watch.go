@@ -1,4 +1,4 @@
-package engine
+package intake
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"github.com/carrel-app/carrel/backend/watch"
 )
 
-// WatchOptions tune [Engine.Watch].
+// WatchOptions tune [Intake.Watch].
 type WatchOptions struct {
 	// Progress hears every change of a document's state, as IngestFile's does.
 	Progress ProgressFunc
@@ -49,38 +49,38 @@ func (r Result) WasSkipped() bool   { return r.Status == Skipped }
 // Watch keeps the library in step with the folder dir until ctx is done (see
 // [watch.Run]): files added or changed under it are ingested through IngestFiles,
 // documents whose file was deleted, or changed to other content, are removed.
-func (e *Engine) Watch(ctx context.Context, dir string, opts WatchOptions) error {
+func (in *Intake) Watch(ctx context.Context, dir string, opts WatchOptions) error {
 	o := watch.Options[Result]{Poll: opts.Poll, Interval: opts.Interval, Settle: opts.Settle}
 	if opts.Synced != nil {
 		o.Synced = func(p watch.Pass[Result]) {
 			opts.Synced(WatchSync{Dir: p.Dir, Ingested: p.Ingested, Removed: p.Removed, RemovedIDs: p.RemovedIDs})
 		}
 	}
-	return watch.Run(ctx, dir, watched{e, opts.Progress}, o)
+	return watch.Run(ctx, dir, watched{in, opts.Progress}, o)
 }
 
-// watched is the engine as a watch sees it.
+// watched is intake as a watch sees it.
 type watched struct {
-	e        *Engine
+	in       *Intake
 	progress ProgressFunc
 }
 
 func (w watched) Ingest(ctx context.Context, paths []string) ([]Result, error) {
-	return w.e.IngestFiles(ctx, paths, 0, w.progress, nil)
+	return w.in.IngestFiles(ctx, paths, 0, w.progress, nil)
 }
 
-func (w watched) Remove(ctx context.Context, docID string) error { return w.e.Remove(ctx, docID) }
+func (w watched) Remove(ctx context.Context, docID string) error { return w.in.Remove(ctx, docID) }
 
 func (w watched) Documents(ctx context.Context) ([]library.Document, error) {
-	return w.e.lib.Documents(ctx)
+	return w.in.lib.Documents(ctx)
 }
 
 // WatchedFolders lists the folders the user asked to watch (DIR/watched.json), sorted.
-func (e *Engine) WatchedFolders() ([]string, error) { return watch.Folders(e.cfg.Dir) }
+func (in *Intake) WatchedFolders() ([]string, error) { return watch.Folders(in.dir) }
 
 // SetWatched adds dir to (on) or removes it from (off) the watched folders, and returns
 // the folder's absolute path as it is stored. Watching starts and stops with Watch; this
 // only records the choice.
-func (e *Engine) SetWatched(dir string, on bool) (string, error) {
-	return watch.Set(e.cfg.Dir, dir, on)
+func (in *Intake) SetWatched(dir string, on bool) (string, error) {
+	return watch.Set(in.dir, dir, on)
 }

@@ -1,23 +1,26 @@
-package engine
+package intake
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 
 	"github.com/carrel-app/carrel/backend/index"
 	"github.com/carrel-app/carrel/backend/library"
 )
 
-// reconcile makes both indexes agree with SQLite, the source of truth, after a crash or
+// Reconcile makes both indexes agree with SQLite, the source of truth, after a crash or
 // kill: vectors of chunks that no longer exist are removed, chunks whose vectors were lost
 // are marked for embedding again, and a lexical index that disagrees is rebuilt. Documents
 // chunked before parents existed are re-chunked first.
-func (e *Engine) reconcile(ctx context.Context) error {
-	if _, err := e.rechunkUnparented(ctx); err != nil {
+func (in *Intake) Reconcile(ctx context.Context) error {
+	if _, err := in.rechunkUnparented(ctx); err != nil {
 		return fmt.Errorf("re-chunk documents of an older library: %w", err)
 	}
-	embedded, err := e.lib.EmbeddedSeqs(ctx)
+	embedded, err := in.lib.EmbeddedSeqs(ctx)
 	if err != nil {
 		return err
 	}
@@ -27,17 +30,17 @@ func (e *Engine) reconcile(ctx context.Context) error {
 	}
 	var orphans []int64
 	have := map[int64]bool{}
-	for _, id := range e.vec.IDs() {
+	for _, id := range in.vec.IDs() {
 		have[id] = true
 		if !want[id] {
 			orphans = append(orphans, id)
 		}
 	}
 	if len(orphans) > 0 {
-		if err := e.vec.Remove(orphans); err != nil {
+		if err := in.vec.Remove(orphans); err != nil {
 			return fmt.Errorf("remove stale vectors: %w", err)
 		}
-		if err := e.vec.Save(); err != nil {
+		if err := in.vec.Save(); err != nil {
 			return err
 		}
 	}
@@ -47,40 +50,37 @@ func (e *Engine) reconcile(ctx context.Context) error {
 			lost = append(lost, s)
 		}
 	}
-	if err := e.lib.MarkEmbedded(ctx, lost, false); err != nil {
+	if err := in.lib.MarkEmbedded(ctx, lost, false); err != nil {
 		return err
 	}
 
-	units, err := e.lexicalUnits(ctx)
+	units, err := in.lexicalUnits(ctx)
 	if err != nil {
 		return err
 	}
-	if n, err := e.lex.Count(); err != nil || n != uint64(units) {
-		return e.rebuildLexical(ctx)
+	if n, err := in.lex.Count(); err != nil || n != uint64(units) {
+		return in.rebuildLexical(ctx)
 	}
 	return nil
 }
 
 // rebuildLexical re-indexes every parent (or chunk: lexicalOnParents) into a fresh
 // lexical index.
-func (e *Engine) rebuildLexical(ctx context.Context) error {
-	if err := e.lex.Close(); err != nil {
+func (in *Intake) rebuildLexical(ctx context.Context) error {
+	if err := in.lex.Close(); err != nil {
 		return err
 	}
-	if err := emptyDir(e.lexDir()); err != nil {
-		return fmt.Errorf("remove lexical index: %w", err)
-	}
-	lex, err := index.OpenLexical(e.lexDir())
+	lex, err := FreshLexical(filepath.Join(in.dir, LexicalDir))
 	if err != nil {
 		return fmt.Errorf("recreate lexical index: %w", err)
 	}
-	e.lex = lex
+	in.lex = lex
 	batch := make([]index.LexDoc, 0, 512)
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		err := e.lex.Add(batch)
+		err := in.lex.Add(batch)
 		batch = batch[:0]
 		return err
 	}
@@ -92,9 +92,9 @@ func (e *Engine) rebuildLexical(ctx context.Context) error {
 		return nil
 	}
 	if lexicalOnParents {
-		err = e.lib.EachParent(ctx, add)
+		err = in.lib.EachParent(ctx, add)
 	} else {
-		err = e.lib.EachChunk(ctx, add)
+		err = in.lib.EachChunk(ctx, add)
 	}
 	if err != nil {
 		return fmt.Errorf("rebuild lexical index: %w", err)
@@ -102,15 +102,29 @@ func (e *Engine) rebuildLexical(ctx context.Context) error {
 	return flush()
 }
 
-// openLexical opens the lexical index, starting a fresh one when the stored one was
-// written by an incompatible version (reconcile then fills it from SQLite).
-func openLexical(dir string) (*index.Lexical, error) {
-	lex, err := index.OpenLexical(dir)
-	if errors.Is(err, index.ErrSchemaMismatch) {
-		if err := emptyDir(dir); err != nil {
-			return nil, err
-		}
-		lex, err = index.OpenLexical(dir)
+// FreshLexical removes the word index in dir and opens an empty one in its place
+// (Reconcile fills it from the library). What dir holds is removed, not dir itself: it
+// may be a mount point or a link of the user's.
+func FreshLexical(dir string) (*index.Lexical, error) {
+	if err := emptyDir(dir); err != nil {
+		return nil, fmt.Errorf("remove the word index: %w", err)
 	}
-	return lex, err
+	return index.OpenLexical(dir)
+}
+
+// emptyDir removes what dir holds, keeping dir itself.
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
 }

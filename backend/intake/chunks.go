@@ -1,4 +1,4 @@
-package engine
+package intake
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 	"github.com/carrel-app/carrel/backend/index"
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/library"
-	"github.com/carrel-app/carrel/backend/retrieve"
 )
 
 // lexicalOnParents says what the lexical index holds: parents (whole passages) or their
@@ -77,19 +76,20 @@ func lexDoc(c library.Chunk, docID, title string, parent bool) index.LexDoc {
 	return index.LexDoc{ID: id, DocID: docID, Title: title, Section: c.Section, Text: c.Text}
 }
 
-// rankedOf reads a lexical index id back (see lexDoc).
-func rankedOf(id string, score float64) (retrieve.Ranked, bool) {
-	parent := strings.HasPrefix(id, "p")
+// ParseLexID reads a word index entry's id back (see lexDoc): the seq of its passage
+// (parent) or child; ok is false for an id intake never wrote.
+func ParseLexID(id string) (seq int64, parent, ok bool) {
+	parent = strings.HasPrefix(id, "p")
 	seq, err := strconv.ParseInt(strings.TrimPrefix(id, "p"), 10, 64)
-	return retrieve.Ranked{Seq: seq, Score: score, Parent: parent}, err == nil
+	return seq, parent, err == nil
 }
 
 // lexicalUnits is the number of entries the lexical index should hold.
-func (e *Engine) lexicalUnits(ctx context.Context) (int, error) {
+func (in *Intake) lexicalUnits(ctx context.Context) (int, error) {
 	if lexicalOnParents {
-		return e.lib.ParentCount(ctx)
+		return in.lib.ParentCount(ctx)
 	}
-	_, n, err := e.lib.Counts(ctx)
+	_, n, err := in.lib.Counts(ctx)
 	return n, err
 }
 
@@ -98,29 +98,29 @@ func (e *Engine) lexicalUnits(ctx context.Context) (int, error) {
 // and answered like new ones without their files being read again (the file may have
 // moved). Their old vectors go; the new children are embedded by EmbedPending. It returns
 // how many documents it re-chunked.
-func (e *Engine) rechunkUnparented(ctx context.Context) (int, error) {
-	ids, err := e.lib.Unparented(ctx)
+func (in *Intake) rechunkUnparented(ctx context.Context) (int, error) {
+	ids, err := in.lib.Unparented(ctx)
 	if err != nil || len(ids) == 0 {
 		return 0, err
 	}
-	return e.rechunk(ctx, ids)
+	return in.rechunk(ctx, ids)
 }
 
 // rechunk re-chunks documents from their stored page texts with the chunk sizes now in
 // force (see rechunkUnparented and Rechunk).
-func (e *Engine) rechunk(ctx context.Context, ids []string) (int, error) {
-	if e.readOnly {
-		return 0, e.readOnlyError()
+func (in *Intake) rechunk(ctx context.Context, ids []string) (int, error) {
+	if err := in.writable(); err != nil {
+		return 0, err
 	}
-	e.ingestMu.Lock()
-	defer e.ingestMu.Unlock()
-	profiles := e.chunkProfiles()
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	profiles := in.chunkProfiles()
 	for _, id := range ids {
-		d, err := e.lib.Document(ctx, id)
+		d, err := in.lib.Document(ctx, id)
 		if err != nil {
 			return 0, err
 		}
-		pages, err := e.lib.PageTexts(ctx, id)
+		pages, err := in.lib.PageTexts(ctx, id)
 		if err != nil {
 			return 0, err
 		}
@@ -134,19 +134,19 @@ func (e *Engine) rechunk(ctx context.Context, ids []string) (int, error) {
 				slog.Warn("re-chunk: the document's outline is unreadable; its passages get no section titles", "doc", id, "title", d.Title, "err", err)
 			}
 		}
-		info, err := e.DocumentInfo(id)
+		info, err := in.DocumentInfo(id)
 		if err != nil {
 			slog.Warn("re-chunk: what ingest recorded of the document is unreadable; chunked as a general document", "doc", id, "title", d.Title, "err", err)
 		}
 		parents := treeOf(src, profiles.For(info.DocType))
-		if err := e.dropIndexed(ctx, id); err != nil {
+		if err := in.dropIndexed(ctx, id); err != nil {
 			return 0, err
 		}
-		if err := e.lib.ReplaceTree(ctx, id, pages, parents); err != nil {
+		if err := in.lib.ReplaceTree(ctx, id, pages, parents); err != nil {
 			return 0, fmt.Errorf("re-chunk %s: %w", d.Title, err)
 		}
 		crashpoint.Hit("rechunk.stored")
-		if err := e.lex.Add(lexDocsOf(id, d.Title, parents)); err != nil {
+		if err := in.lex.Add(lexDocsOf(id, d.Title, parents)); err != nil {
 			return 0, fmt.Errorf("re-chunk %s: index: %w", d.Title, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package engine
+package intake
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 // A document is reported ready (to Progress, and to Done) only once its lexical entries
 // are in the index, so that a search right after finds it.
 type Queue struct {
-	e    *Engine
+	in   *Intake
 	ctx  context.Context
 	opt  QueueOptions
 	emit ProgressFunc // opt.Progress, one call at a time
@@ -75,11 +75,11 @@ type burst struct {
 var ErrQueueFull = errors.New("too many files are waiting to be added: try again when the current ones are done")
 
 // NewQueue starts a queue's workers; they work until ctx ends or Close is called.
-func (e *Engine) NewQueue(ctx context.Context, opt QueueOptions) *Queue {
+func (in *Intake) NewQueue(ctx context.Context, opt QueueOptions) *Queue {
 	if opt.Workers < 1 {
 		opt.Workers = runtime.NumCPU()
 	}
-	q := &Queue{e: e, ctx: ctx, opt: opt, emit: func(library.Document) {}}
+	q := &Queue{in: in, ctx: ctx, opt: opt, emit: func(library.Document) {}}
 	q.cond = sync.NewCond(&q.mu)
 	if opt.Progress != nil {
 		var pmu sync.Mutex
@@ -208,13 +208,13 @@ func (q *Queue) endBurst() {
 	b := q.burst
 	q.burst = nil
 	q.mu.Unlock()
-	err := b.lb.flush(q.e)
+	err := b.lb.flush(q.in.lex)
 	index.DropWordCache() // the burst is over: give its memory back
-	q.e.warmThreshold(q.ctx)
+	q.in.co.Ingested(q.ctx)
 	b.restoreGC()
 	q.mu.Lock()
 	if err != nil {
-		err = q.e.explainFull(fmt.Errorf("index: %w", err))
+		err = q.in.explainFull(fmt.Errorf("index: %w", err))
 		if q.opt.StopOnError && q.err == nil {
 			q.err = err
 		}
@@ -230,8 +230,8 @@ func (q *Queue) work() {
 		if !ok {
 			return
 		}
-		r, err := q.e.ingestTree(q.ctx, it.path, q.emit, 0, b.lb)
-		err = q.e.explainFull(err)
+		r, err := q.in.ingestTree(q.ctx, it.path, q.emit, 0, b.lb)
+		err = q.in.explainFull(err)
 		finish := func() {
 			q.doneMu.Lock()
 			defer q.doneMu.Unlock()
@@ -262,16 +262,16 @@ func (q *Queue) work() {
 // it is searchable (from several goroutines, one at a time, as is progress), with the
 // file's index in paths. The Results come back in the order of paths; the error is the
 // first broken-library error, after which the files not yet started are skipped.
-func (e *Engine) IngestFiles(ctx context.Context, paths []string, workers int, progress ProgressFunc, done func(i int, r Result)) ([]Result, error) {
+func (in *Intake) IngestFiles(ctx context.Context, paths []string, workers int, progress ProgressFunc, done func(i int, r Result)) ([]Result, error) {
 	results := make([]Result, len(paths))
 	if len(paths) == 0 {
-		e.warmThreshold(ctx)
+		in.co.Ingested(ctx)
 		return results, ctx.Err()
 	}
 	if workers < 1 {
 		workers = runtime.NumCPU()
 	}
-	q := e.NewQueue(ctx, QueueOptions{Workers: min(workers, len(paths)), Progress: progress, StopOnError: true})
+	q := in.NewQueue(ctx, QueueOptions{Workers: min(workers, len(paths)), Progress: progress, StopOnError: true})
 	err := q.add(paths, false, func(i int) func(Result, error) {
 		return func(r Result, _ error) {
 			results[i] = r

@@ -1,4 +1,4 @@
-package engine
+package intake
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 // again, so it works for documents whose files have moved. Answers cached from their old
 // passages are forgotten. Their new passages have no vectors yet: call EmbedPending. It
 // returns the documents re-chunked.
-func (e *Engine) Rechunk(ctx context.Context) ([]string, error) {
-	docs, err := e.lib.Documents(ctx)
+func (in *Intake) Rechunk(ctx context.Context) ([]string, error) {
+	docs, err := in.lib.Documents(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -25,11 +25,11 @@ func (e *Engine) Rechunk(ctx context.Context) ([]string, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	if _, err := e.rechunk(ctx, ids); err != nil {
+	if _, err := in.rechunk(ctx, ids); err != nil {
 		return nil, err
 	}
 	for _, id := range ids {
-		e.forgetCachedFor(ctx, id)
+		in.co.Changed(ctx, id)
 	}
 	return ids, nil
 }

@@ -1,4 +1,4 @@
-package engine
+package intake_test
 
 import (
 	"context"
@@ -11,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/intake"
 	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/internal/testengine"
 )
 
 // notes writes n Markdown files, the i-th about word i and (i+1)×size bytes long.
@@ -34,14 +37,14 @@ func notes(t *testing.T, n, size int) (paths, words []string) {
 // only once a search finds it, though its lexical entries wait in the batch: each file's
 // Done comes once, with the document searchable at that moment.
 func TestQueueReadyMeansSearchable(t *testing.T) {
-	eng := openEngine(t, Config{})
+	eng := testengine.Open(t, engine.Config{})
 	paths, words := notes(t, 12, 400)
 	wordOf := map[string]string{}
 	for i, p := range paths {
 		wordOf[p] = words[i]
 	}
 	found := func(d library.Document, w string) bool {
-		hits, err := eng.lex.Search(w, 1, []string{d.ID})
+		hits, err := eng.Intake().Lexical().Search(w, 1, []string{d.ID})
 		return err == nil && len(hits) > 0
 	}
 	var mu sync.Mutex
@@ -59,7 +62,7 @@ func TestQueueReadyMeansSearchable(t *testing.T) {
 				return
 			default:
 			}
-			docs, _ := eng.lib.Documents(context.Background())
+			docs, _ := eng.Library().Documents(context.Background())
 			for _, d := range docs {
 				if d.Status == library.StatusReady {
 					n++
@@ -73,7 +76,7 @@ func TestQueueReadyMeansSearchable(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}()
-	q := eng.NewQueue(context.Background(), QueueOptions{Workers: 2,
+	q := eng.Intake().NewQueue(context.Background(), intake.QueueOptions{Workers: 2,
 		Progress: func(d library.Document) {
 			if d.Status != library.StatusReady {
 				return
@@ -85,11 +88,11 @@ func TestQueueReadyMeansSearchable(t *testing.T) {
 				problems = append(problems, "ready before searchable: "+d.Path)
 			}
 		},
-		Done: func(path string, r Result, err error) {
+		Done: func(path string, r intake.Result, err error) {
 			mu.Lock()
 			defer mu.Unlock()
 			done[path]++
-			if err != nil || r.Status != Inserted || !found(library.Document{ID: r.DocID}, wordOf[path]) {
+			if err != nil || r.Status != intake.Inserted || !found(library.Document{ID: r.DocID}, wordOf[path]) {
 				problems = append(problems, fmt.Sprintf("done %s: %+v %v", path, r, err))
 			}
 		}})
@@ -121,7 +124,7 @@ func TestQueueReadyMeansSearchable(t *testing.T) {
 // verifies the order a queue reads files in: those given with AddFirst, then the largest
 // waiting, then first come among equals (files that cannot be read last).
 func TestQueueOrder(t *testing.T) {
-	eng := openEngine(t, Config{})
+	eng := testengine.Open(t, engine.Config{})
 	paths, _ := notes(t, 5, 2000) // sizes grow with the index
 	missing := filepath.Join(t.TempDir(), "gone.md")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -131,7 +134,7 @@ func TestQueueOrder(t *testing.T) {
 	seen := map[string]bool{}
 	// One worker, held on the first file until everything is queued.
 	hold := make(chan struct{})
-	q := eng.NewQueue(ctx, QueueOptions{Workers: 1,
+	q := eng.Intake().NewQueue(ctx, intake.QueueOptions{Workers: 1,
 		Progress: func(d library.Document) {
 			if d.Path == paths[0] && !seen[d.Path] {
 				<-hold
@@ -143,7 +146,7 @@ func TestQueueOrder(t *testing.T) {
 				order = append(order, filepath.Base(d.Path))
 			}
 		},
-		Done: func(path string, r Result, err error) {
+		Done: func(path string, r intake.Result, err error) {
 			if path == missing {
 				mu.Lock()
 				order = append(order, filepath.Base(path))
@@ -153,7 +156,7 @@ func TestQueueOrder(t *testing.T) {
 	if err := q.Add(paths[:1]); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the first file taken", func() bool { q.mu.Lock(); defer q.mu.Unlock(); return len(q.waiting) == 0 })
+	waitFor(t, "the first file taken", func() bool { return q.Waiting() == 0 })
 	if err := q.Add([]string{missing, paths[1], paths[3], paths[2]}); err != nil {
 		t.Fatal(err)
 	}
@@ -173,14 +176,14 @@ func TestQueueOrder(t *testing.T) {
 // verifies a queue refuses, whole, files past its bound, and drops what waits when its
 // context ends.
 func TestQueueBoundAndCancel(t *testing.T) {
-	eng := openEngine(t, Config{})
+	eng := testengine.Open(t, engine.Config{})
 	paths, _ := notes(t, 6, 200)
 	ctx, cancel := context.WithCancel(context.Background())
 	hold := make(chan struct{})
 	var mu sync.Mutex
 	n := 0
-	q := eng.NewQueue(ctx, QueueOptions{Workers: 1, Max: 4,
-		Done: func(string, Result, error) {
+	q := eng.Intake().NewQueue(ctx, intake.QueueOptions{Workers: 1, Max: 4,
+		Done: func(string, intake.Result, error) {
 			<-hold
 			mu.Lock()
 			n++
@@ -189,8 +192,8 @@ func TestQueueBoundAndCancel(t *testing.T) {
 	if err := q.Add(paths[:1]); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the first file taken", func() bool { q.mu.Lock(); defer q.mu.Unlock(); return len(q.waiting) == 0 })
-	if err := q.Add(paths[1:]); !errors.Is(err, ErrQueueFull) {
+	waitFor(t, "the first file taken", func() bool { return q.Waiting() == 0 })
+	if err := q.Add(paths[1:]); !errors.Is(err, intake.ErrQueueFull) {
 		t.Fatalf("5 files into a queue of 4: %v", err)
 	}
 	if err := q.Add(paths[1:5]); err != nil {

@@ -1,4 +1,4 @@
-package engine
+package intake
 
 import (
 	"context"
@@ -12,18 +12,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime/debug"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/carrel-app/carrel/backend/chunk"
 	"github.com/carrel-app/carrel/backend/crashpoint"
-	"github.com/carrel-app/carrel/backend/envconfig"
 	"github.com/carrel-app/carrel/backend/index"
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/llm"
 )
 
 // Ingest outcomes.
@@ -55,7 +51,7 @@ type Result struct {
 	// Attachments are the outcomes of a mail's attachments, each ingested as a
 	// document of its own.
 	Attachments []Result `json:"attachments,omitempty"`
-	// URL is an online source's canonical address (IngestURL), and Replaced the
+	// URL is an online source's canonical address (engine.IngestURL), and Replaced the
 	// documents of the same URL it replaced because the content changed.
 	URL      string   `json:"url,omitempty"`
 	Replaced []string `json:"replaced,omitempty"`
@@ -79,15 +75,15 @@ type ProgressFunc func(library.Document)
 //
 // A mail's attachments are saved under the library folder (attachments/) and ingested
 // after it, each as its own document; their results are in Result.Attachments.
-func (e *Engine) IngestFile(ctx context.Context, path string, progress ProgressFunc) (Result, error) {
-	r, err := e.ingestTree(ctx, path, progress, 0, nil)
-	e.warmThreshold(ctx)
-	return r, e.explainFull(err)
+func (in *Intake) IngestFile(ctx context.Context, path string, progress ProgressFunc) (Result, error) {
+	r, err := in.ingestTree(ctx, path, progress, 0, nil)
+	in.co.Ingested(ctx)
+	return r, in.explainFull(err)
 }
 
-func (e *Engine) ingestTree(ctx context.Context, path string, progress ProgressFunc, depth int, lb *lexBatch) (Result, error) {
+func (in *Intake) ingestTree(ctx context.Context, path string, progress ProgressFunc, depth int, lb *lexBatch) (Result, error) {
 	var atts []ingest.Attachment
-	res, err := e.ingestOne(ctx, path, progress, &atts, lb)
+	res, err := in.ingestOne(ctx, path, progress, &atts, lb)
 	if err != nil || len(atts) == 0 {
 		return res, err
 	}
@@ -98,12 +94,12 @@ func (e *Engine) ingestTree(ctx context.Context, path string, progress ProgressF
 		if !ingest.Supported(a.Name) || depth+1 > maxAttachmentDepth {
 			continue // images, signatures, calendar invites
 		}
-		p, err := e.saveAttachment(res.DocID, a)
+		p, err := in.saveAttachment(res.DocID, a)
 		if err != nil {
-			res.Attachments = append(res.Attachments, Result{Path: a.Name, Status: Failed, Error: oneLine(err)})
+			res.Attachments = append(res.Attachments, Result{Path: a.Name, Status: Failed, Error: OneLine(err)})
 			continue
 		}
-		r, err := e.ingestTree(ctx, p, progress, depth+1, lb)
+		r, err := in.ingestTree(ctx, p, progress, depth+1, lb)
 		if err != nil {
 			return res, err
 		}
@@ -114,8 +110,8 @@ func (e *Engine) ingestTree(ctx context.Context, path string, progress ProgressF
 
 // saveAttachment writes an attachment under DIR/attachments/MAILID/ so that it has a path
 // the viewer can open, as every document must.
-func (e *Engine) saveAttachment(mailID string, a ingest.Attachment) (string, error) {
-	dir := filepath.Join(e.cfg.Dir, "attachments", mailID[:min(16, len(mailID))])
+func (in *Intake) saveAttachment(mailID string, a ingest.Attachment) (string, error) {
+	dir := filepath.Join(in.dir, "attachments", mailID[:min(16, len(mailID))])
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("save attachment %s: %w", a.Name, err)
 	}
@@ -128,19 +124,19 @@ func (e *Engine) saveAttachment(mailID string, a ingest.Attachment) (string, err
 
 // ingestOne ingests the file at path; a mail's attachments are handed back in atts. Its
 // steps: admit the file, extract its text, store and index it, embed it, say it is ready.
-func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFunc, atts *[]ingest.Attachment, lb *lexBatch) (Result, error) {
+func (in *Intake) ingestOne(ctx context.Context, path string, progress ProgressFunc, atts *[]ingest.Attachment, lb *lexBatch) (Result, error) {
 	if progress == nil {
 		progress = func(library.Document) {}
 	}
 	res := Result{Path: path}
-	if e.readOnly {
-		return res, e.readOnlyError()
+	if err := in.writable(); err != nil {
+		return res, err
 	}
 	abs, err := filepath.Abs(path)
 	if err == nil {
 		path = abs
 	}
-	doc, claimed, err := e.admit(ctx, path, &res)
+	doc, claimed, err := in.admit(ctx, path, &res)
 	if !claimed || err != nil {
 		return res, err
 	}
@@ -149,56 +145,56 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 	held := false
 	defer func() {
 		if !held {
-			e.release(doc.ID)
+			in.release(doc.ID)
 		}
 	}()
-	if err := e.lib.PutDocument(ctx, &doc); err != nil {
+	if err := in.lib.PutDocument(ctx, &doc); err != nil {
 		return res, err
 	}
 	progress(doc)
 	fail := func(msg string) (Result, error) {
 		doc.Status, doc.Error = library.StatusFailed, msg
 		res.Status, res.Error = Failed, msg
-		if err := e.lib.PutDocument(context.WithoutCancel(ctx), &doc); err != nil {
+		if err := in.lib.PutDocument(context.WithoutCancel(ctx), &doc); err != nil {
 			return res, err
 		}
 		progress(doc)
 		return res, nil
 	}
 
-	src, err := ingest.FileWithOptions(ctx, path, ingest.Options{Media: e.mediaOptions(), Progress: func(done, total int) {
+	src, err := ingest.FileWithOptions(ctx, path, ingest.Options{Media: in.co.Media(), Progress: func(done, total int) {
 		doc.Done, doc.Total = done, total
 		progress(doc)
 	}})
 	if err != nil {
-		return fail(oneLine(err))
+		return fail(OneLine(err))
 	}
 	*atts, src.Attachments = src.Attachments, nil
 	describe(&doc, &res, src)
-	parents := treeOf(src, e.chunkProfiles().For(src.DocType))
+	parents := treeOf(src, in.chunkProfiles().For(src.DocType))
 	if len(parents) == 0 {
 		return fail("no text found in this document")
 	}
 	info := DocInfo{DocType: src.DocType, OCRPages: src.OCRPages, Warnings: src.Warnings, URL: src.URL}
-	if old, err := e.DocumentInfo(doc.ID); err == nil && info.URL == "" {
+	if old, err := in.DocumentInfo(doc.ID); err == nil && info.URL == "" {
 		info.URL = old.URL // a document fetched by URL (a PDF) read again
 	}
-	if err := e.putDocInfo(doc.ID, info); err != nil {
+	if err := in.putDocInfo(doc.ID, info); err != nil {
 		return res, err
 	}
 
-	e.ingestMu.Lock()
-	defer e.ingestMu.Unlock()
-	chunks, err := e.store(ctx, &doc, src, parents, lb)
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	chunks, err := in.store(ctx, &doc, src, parents, lb)
 	if err != nil {
 		return res, err
 	}
 	res.Pages, res.Chunks = doc.Pages, doc.Chunks
-	if err := e.embedDocument(ctx, &doc, &res, chunks, progress); err != nil {
+	if err := in.embedDocument(ctx, &doc, &res, chunks, progress); err != nil {
 		return res, err
 	}
 	held = lb != nil
-	if err := e.ready(ctx, doc, lb, progress); err != nil {
+	if err := in.ready(ctx, doc, lb, progress); err != nil {
 		return res, err
 	}
 	res.Status = Inserted
@@ -208,12 +204,12 @@ func (e *Engine) ingestOne(ctx context.Context, path string, progress ProgressFu
 // admit refuses what cannot be read (folders, pipes, oversized or missing files) and
 // what is read already or being read, recording why in res; otherwise it claims the
 // document, which the caller releases, and returns it as being extracted.
-func (e *Engine) admit(ctx context.Context, path string, res *Result) (doc library.Document, claimed bool, err error) {
+func (in *Intake) admit(ctx context.Context, path string, res *Result) (doc library.Document, claimed bool, err error) {
 	// Refuse folders, pipes and oversized files before reading a byte of them.
 	if err := ingest.Admit(path); err != nil {
 		var ie *ingest.Error
 		if errors.As(err, &ie) {
-			res.Status, res.Error = Failed, oneLine(err)
+			res.Status, res.Error = Failed, OneLine(err)
 			return doc, false, nil
 		}
 	}
@@ -224,17 +220,17 @@ func (e *Engine) admit(ctx context.Context, path string, res *Result) (doc libra
 	}
 	res.DocID = id
 	// The same bytes dropped twice at once: the second waits for nothing and is skipped.
-	if !e.claim(id) {
+	if !in.claim(id) {
 		res.Status, res.Error = Skipped, ""
 		return doc, false, nil
 	}
-	if old, err := e.lib.Document(ctx, id); err == nil && old.Status == library.StatusReady {
-		e.release(id)
+	if old, err := in.lib.Document(ctx, id); err == nil && old.Status == library.StatusReady {
+		in.release(id)
 		res.Status, res.Pages, res.Chunks = Skipped, old.Pages, old.Chunks
 		return doc, false, nil
 	}
 	doc = library.Document{ID: id, Path: path, Title: filepath.Base(path), Kind: kindOf(path), Bytes: size, Status: library.StatusExtracting}
-	if old, err := e.lib.Document(ctx, id); err == nil {
+	if old, err := in.lib.Document(ctx, id); err == nil {
 		doc.AddedAt = old.AddedAt
 	}
 	return doc, true, nil
@@ -261,26 +257,26 @@ func describe(doc *library.Document, res *Result, src *ingest.Document) {
 
 // store replaces the document's pages, passages and word boxes in the library and its
 // entries in the indexes, and returns its child chunks. Callers hold ingestMu.
-func (e *Engine) store(ctx context.Context, doc *library.Document, src *ingest.Document, parents []library.Parent, lb *lexBatch) ([]library.Chunk, error) {
+func (in *Intake) store(ctx context.Context, doc *library.Document, src *ingest.Document, parents []library.Parent, lb *lexBatch) ([]library.Chunk, error) {
 	pages := make([]string, len(src.Pages))
 	for i, p := range src.Pages {
 		pages[i] = p.Text
 	}
-	if err := e.dropIndexed(ctx, doc.ID); err != nil {
+	if err := in.dropIndexed(ctx, doc.ID); err != nil {
 		return nil, err
 	}
-	if err := e.lib.ReplaceTree(ctx, doc.ID, pages, parents); err != nil {
+	if err := in.lib.ReplaceTree(ctx, doc.ID, pages, parents); err != nil {
 		return nil, err
 	}
 	crashpoint.Hit("ingest.stored")
 	chunks := childrenOf(parents)
-	if err := e.lib.ReplacePageWords(ctx, doc.ID, ocrWords(src.Pages)); err != nil {
+	if err := in.lib.ReplacePageWords(ctx, doc.ID, ocrWords(src.Pages)); err != nil {
 		return nil, err
 	}
-	if err := e.lib.ReplaceTranscript(ctx, doc.ID, transcriptOf(src.Transcript)); err != nil {
+	if err := in.lib.ReplaceTranscript(ctx, doc.ID, transcriptOf(src.Transcript)); err != nil {
 		return nil, err
 	}
-	if err := lb.add(e, lexDocsOf(doc.ID, doc.Title, parents)); err != nil {
+	if err := lb.add(in.lex, lexDocsOf(doc.ID, doc.Title, parents)); err != nil {
 		return nil, fmt.Errorf("index %s: %w", doc.Path, err)
 	}
 	crashpoint.Hit("ingest.indexed")
@@ -292,21 +288,22 @@ func (e *Engine) store(ctx context.Context, doc *library.Document, src *ingest.D
 // embedding failure (Ollama stopped, a full disk) leaves the document searchable
 // lexically, with a warning in res; the missing vectors are filled in later by
 // EmbedPending. Callers hold ingestMu.
-func (e *Engine) embedDocument(ctx context.Context, doc *library.Document, res *Result, chunks []library.Chunk, progress ProgressFunc) error {
-	if st := e.Status(ctx); !st.embedOK {
+func (in *Intake) embedDocument(ctx context.Context, doc *library.Document, res *Result, chunks []library.Chunk, progress ProgressFunc) error {
+	emb := in.co.Embedding(ctx)
+	if !emb.OK {
 		return nil
 	}
 	doc.Status, doc.Done, doc.Total = library.StatusEmbedding, 0, len(chunks)
-	if err := e.lib.PutDocument(ctx, doc); err != nil {
+	if err := in.lib.PutDocument(ctx, doc); err != nil {
 		return err
 	}
 	progress(*doc)
-	if err := e.embed(ctx, chunks, func(done int) {
+	if err := in.embed(ctx, emb, chunks, func(done int) {
 		doc.Done = done
 		progress(*doc)
 	}); err != nil && ctx.Err() == nil {
-		slog.Warn("engine: embedding stopped", "path", doc.Path, "err", err)
-		res.Warnings = append(res.Warnings, "Embedding stopped ("+oneLine(err)+"): the document is searchable by its words; its vectors are added when embedding works again.")
+		slog.Warn("intake: embedding stopped", "path", doc.Path, "err", err)
+		res.Warnings = append(res.Warnings, "Embedding stopped ("+OneLine(err)+"): the document is searchable by its words; its vectors are added when embedding works again.")
 	}
 	return nil
 }
@@ -315,26 +312,26 @@ func (e *Engine) embedDocument(ctx context.Context, doc *library.Document, res *
 // nil) its lexical entries may wait: the library and progress say ready once a search
 // can find it, and the document's claim is released then. A crash before leaves it
 // unready, to be read again at the next start (Interrupted).
-func (e *Engine) ready(ctx context.Context, doc library.Document, lb *lexBatch, progress ProgressFunc) error {
+func (in *Intake) ready(ctx context.Context, doc library.Document, lb *lexBatch, progress ProgressFunc) error {
 	n := doc.Chunks
 	if lb == nil {
 		doc.Status, doc.Error, doc.Done, doc.Total = library.StatusReady, "", n, n
-		if err := e.lib.PutDocument(ctx, &doc); err != nil {
+		if err := in.lib.PutDocument(ctx, &doc); err != nil {
 			return err
 		}
 		progress(doc)
 		return nil
 	}
-	if err := e.lib.PutDocument(ctx, &doc); err != nil {
-		e.release(doc.ID)
+	if err := in.lib.PutDocument(ctx, &doc); err != nil {
+		in.release(doc.ID)
 		return err
 	}
 	lb.whenWritten(doc.ID, func() {
-		defer e.release(doc.ID)
+		defer in.release(doc.ID)
 		doc.Status, doc.Error, doc.Done, doc.Total = library.StatusReady, "", n, n
 		// An update, not an insert: a document removed meanwhile stays removed.
-		if err := e.lib.SetStatus(context.WithoutCancel(ctx), doc.ID, doc.Status, "", n, n); err != nil {
-			slog.Error("engine: marking a document ready", "path", doc.Path, "err", err)
+		if err := in.lib.SetStatus(context.WithoutCancel(ctx), doc.ID, doc.Status, "", n, n); err != nil {
+			slog.Error("intake: marking a document ready", "path", doc.Path, "err", err)
 			return
 		}
 		progress(doc)
@@ -344,9 +341,9 @@ func (e *Engine) ready(ctx context.Context, doc library.Document, lb *lexBatch, 
 
 // dropIndexed removes a document's chunks from both indexes (before re-ingesting or
 // removing it). Callers hold ingestMu.
-func (e *Engine) dropIndexed(ctx context.Context, docID string) error {
-	e.forgetCachedFor(ctx, docID) // answers that searched it are stale
-	old, err := e.lib.DocumentChunks(ctx, docID)
+func (in *Intake) dropIndexed(ctx context.Context, docID string) error {
+	in.co.Changed(ctx, docID) // answers that searched it are stale
+	old, err := in.lib.DocumentChunks(ctx, docID)
 	if err != nil {
 		return err
 	}
@@ -355,15 +352,15 @@ func (e *Engine) dropIndexed(ctx context.Context, docID string) error {
 		for i, c := range old {
 			seqs[i] = c.Seq
 		}
-		if err := e.vec.Remove(seqs); err != nil {
+		if err := in.vec.Remove(seqs); err != nil {
 			return fmt.Errorf("remove vectors: %w", err)
 		}
-		if err := e.vec.Save(); err != nil {
+		if err := in.vec.Save(); err != nil {
 			return fmt.Errorf("save vectors: %w", err)
 		}
 		crashpoint.Hit("drop.vectors")
 	}
-	if err := e.lex.DeleteDoc(docID); err != nil {
+	if err := in.lex.DeleteDoc(docID); err != nil {
 		return fmt.Errorf("remove from lexical index: %w", err)
 	}
 	return nil
@@ -378,20 +375,20 @@ const embedSaveEvery = 5 * time.Second
 
 // embed embeds chunks in batches and adds them to the vector index, saving it and marking
 // the chunks at most every embedSaveEvery and at the end. Callers hold ingestMu.
-func (e *Engine) embed(ctx context.Context, chunks []library.Chunk, progress func(done int)) (err error) {
-	model := e.Config().EmbedModel
-	prefix := docPrefix(model)
+func (in *Intake) embed(ctx context.Context, emb Embedding, chunks []library.Chunk, progress func(done int)) (err error) {
+	model := emb.Model
+	prefix := llm.DocPrefix(model)
 	var unsaved []int64
 	saved := time.Now()
 	save := func() error {
 		if len(unsaved) == 0 {
 			return nil
 		}
-		if err := e.vec.Save(); err != nil {
+		if err := in.vec.Save(); err != nil {
 			return err
 		}
 		crashpoint.Hit("embed.saved")
-		if err := e.lib.MarkEmbedded(context.WithoutCancel(ctx), unsaved, true); err != nil {
+		if err := in.lib.MarkEmbedded(context.WithoutCancel(ctx), unsaved, true); err != nil {
 			return err
 		}
 		unsaved, saved = unsaved[:0], time.Now()
@@ -403,29 +400,29 @@ func (e *Engine) embed(ctx context.Context, chunks []library.Chunk, progress fun
 			err = serr
 		}
 	}()
-	for start := 0; start < len(chunks); start += e.cfg.EmbedBatch {
-		batch := chunks[start:min(len(chunks), start+e.cfg.EmbedBatch)]
+	for start := 0; start < len(chunks); start += in.embedBatch {
+		batch := chunks[start:min(len(chunks), start+in.embedBatch)]
 		texts := make([]string, len(batch))
 		ids := make([]int64, len(batch))
 		for i, c := range batch {
 			texts[i] = prefix + c.Text
 			ids[i] = c.Seq
 		}
-		vecs, err := e.ollama.Embed(ctx, model, texts)
+		vecs, err := emb.Embed(ctx, texts)
 		if err != nil {
 			return fmt.Errorf("embed: %w", err)
 		}
 		if len(vecs) != len(batch) {
 			return fmt.Errorf("embed: the model returned %d vectors for %d texts", len(vecs), len(batch))
 		}
-		if err := e.vec.Ensure(model, len(vecs[0])); errors.Is(err, index.ErrModelMismatch) {
+		if err := in.vec.Ensure(model, len(vecs[0])); errors.Is(err, index.ErrModelMismatch) {
 			// The embedding model changed: vectors of two models cannot be mixed, so start
 			// a new index and mark every chunk for embedding again (EmbedPending).
 			unsaved = unsaved[:0]
-			if err := e.vec.Reset(model, len(vecs[0])); err != nil {
+			if err := in.vec.Reset(model, len(vecs[0])); err != nil {
 				return err
 			}
-			if err := e.lib.ResetEmbedded(ctx); err != nil {
+			if err := in.lib.ResetEmbedded(ctx); err != nil {
 				return err
 			}
 		} else if err != nil {
@@ -436,14 +433,14 @@ func (e *Engine) embed(ctx context.Context, chunks []library.Chunk, progress fun
 		// marked as having none and found by its words only, and the rest of the batch
 		// and of the document are embedded as usual.
 		ids, vecs, none := usableVectors(ids, vecs)
-		if err := e.lib.MarkNoVector(ctx, none); err != nil {
+		if err := in.lib.MarkNoVector(ctx, none); err != nil {
 			return err
 		}
 		// Remove first so that a retry after a crash never leaves duplicate ids.
-		if err := e.vec.Remove(ids); err != nil {
+		if err := in.vec.Remove(ids); err != nil {
 			return err
 		}
-		if err := e.vec.Add(ids, vecs); err != nil {
+		if err := in.vec.Add(ids, vecs); err != nil {
 			return err
 		}
 		crashpoint.Hit("embed.batch")
@@ -477,22 +474,23 @@ func usableVectors(ids []int64, vecs [][]float32) (okIDs []int64, okVecs [][]flo
 
 // EmbedPending embeds every chunk that has no vector yet (after the embedding model
 // became available, or after a crash). It returns how many chunks it embedded.
-func (e *Engine) EmbedPending(ctx context.Context) (int, error) {
-	if st := e.Status(ctx); !st.embedOK || e.readOnly {
+func (in *Intake) EmbedPending(ctx context.Context) (int, error) {
+	emb := in.co.Embedding(ctx)
+	if !emb.OK || in.writable() != nil {
 		return 0, nil
 	}
-	e.ingestMu.Lock()
-	defer e.ingestMu.Unlock()
+	in.mu.Lock()
+	defer in.mu.Unlock()
 	n := 0
 	for {
-		chunks, err := e.lib.Unembedded(ctx, 256)
+		chunks, err := in.lib.Unembedded(ctx, 256)
 		if err != nil || len(chunks) == 0 {
 			if n > 0 {
-				e.warmThreshold(ctx)
+				in.co.Ingested(ctx)
 			}
 			return n, err
 		}
-		if err := e.embed(ctx, chunks, func(int) {}); err != nil {
+		if err := in.embed(ctx, emb, chunks, func(int) {}); err != nil {
 			return n, err
 		}
 		n += len(chunks)
@@ -501,38 +499,38 @@ func (e *Engine) EmbedPending(ctx context.Context) (int, error) {
 
 // Remove deletes a document and everything derived from it. The library row goes first:
 // index entries left by a crash after it point at nothing and are skipped by retrieval.
-func (e *Engine) Remove(ctx context.Context, docID string) error {
-	if e.readOnly {
-		return e.readOnlyError()
+func (in *Intake) Remove(ctx context.Context, docID string) error {
+	if err := in.writable(); err != nil {
+		return err
 	}
-	e.ingestMu.Lock()
-	defer e.ingestMu.Unlock()
-	chunks, err := e.lib.DocumentChunks(ctx, docID)
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	chunks, err := in.lib.DocumentChunks(ctx, docID)
 	if err != nil {
 		return err
 	}
-	if err := e.lib.DeleteDocument(ctx, docID); err != nil {
+	if err := in.lib.DeleteDocument(ctx, docID); err != nil {
 		return err
 	}
-	e.forgetCachedFor(ctx, docID) // answers that searched it are stale
-	_ = os.Remove(e.docInfoPath(docID))
+	in.co.Changed(ctx, docID) // answers that searched it are stale
+	_ = os.Remove(in.docInfoPath(docID))
 	seqs := make([]int64, len(chunks))
 	for i, c := range chunks {
 		seqs[i] = c.Seq
 	}
-	if err := e.vec.Remove(seqs); err != nil {
+	if err := in.vec.Remove(seqs); err != nil {
 		return fmt.Errorf("remove vectors: %w", err)
 	}
-	if err := e.vec.Save(); err != nil {
+	if err := in.vec.Save(); err != nil {
 		return err
 	}
-	return e.lex.DeleteDoc(docID)
+	return in.lex.DeleteDoc(docID)
 }
 
 // Interrupted lists documents whose ingest a crash or quit cut short; the caller re-ingests
 // them (IngestFile replaces whatever partial content they have).
-func (e *Engine) Interrupted(ctx context.Context) ([]library.Document, error) {
-	docs, err := e.lib.Documents(ctx)
+func (in *Intake) Interrupted(ctx context.Context) ([]library.Document, error) {
+	docs, err := in.lib.Documents(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -588,267 +586,13 @@ func kindOf(path string) string {
 	return strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 }
 
-// oneLine makes an error fit one line of the UI.
-func oneLine(err error) string {
+// OneLine makes an error fit one line of the UI.
+func OneLine(err error) string {
 	s := strings.Join(strings.Fields(err.Error()), " ")
 	if len(s) > 300 {
 		s = s[:300] + "…"
 	}
 	return s
-}
-
-// claim marks a document as being ingested; it reports false if it already is.
-func (e *Engine) claim(id string) bool {
-	e.inflightMu.Lock()
-	defer e.inflightMu.Unlock()
-	if e.inflight[id] {
-		return false
-	}
-	e.inflight[id] = true
-	return true
-}
-
-func (e *Engine) release(id string) {
-	e.inflightMu.Lock()
-	delete(e.inflight, id)
-	e.inflightMu.Unlock()
-}
-
-// Garbage collection during an ingest burst: an ingest allocates several times
-// its input (pdfcpu's objects, page text, bleve's analysis) that is garbage a moment
-// later, while the live heap stays small. Collecting at 4x the live heap rather than
-// 2x cut a tenth of the CPU of ingesting the pdfcpu corpus; the soft memory limit
-// keeps a large library's burst from growing the heap past what the default would
-// have reached by much. GOGC or GOMEMLIMIT set in the environment are left alone.
-const (
-	ingestGCPercent = 400
-	ingestMemLimit  = 1 << 30
-)
-
-var (
-	gcMu    sync.Mutex
-	gcUsers int
-	gcPrev  int
-	gcLimit int64
-)
-
-// ingestGC raises the GC target for the length of an ingest and returns what
-// restores it; overlapping ingests share one raise.
-func ingestGC() (restore func()) {
-	if envconfig.GCTunedByUser() {
-		return func() {}
-	}
-	gcMu.Lock()
-	defer gcMu.Unlock()
-	if gcUsers == 0 {
-		gcPrev = debug.SetGCPercent(ingestGCPercent)
-		gcLimit = debug.SetMemoryLimit(ingestMemLimit)
-	}
-	gcUsers++
-	return func() {
-		gcMu.Lock()
-		defer gcMu.Unlock()
-		if gcUsers--; gcUsers == 0 {
-			debug.SetGCPercent(gcPrev)
-			debug.SetMemoryLimit(gcLimit)
-		}
-	}
-}
-
-// lexBatch gathers the lexical entries of several documents and adds them to the index
-// together (a nil *lexBatch adds at once). Entries not yet flushed when the process dies
-// are restored by the reconciliation at the next start, which rebuilds a lexical index
-// whose count disagrees with the library.
-//
-// A full batch is written in the background: building a bleve segment is serial work
-// that, done by the worker that filled the batch, held the ingest lock and stalled the
-// other workers. Batches are written concurrently (bleve builds each segment in the
-// caller's goroutine), so the last ones, written while nothing else is left to do, use
-// every core instead of queueing behind each other: that tail was a third of the
-// wall time of ingesting the pdfcpu corpus.
-type lexBatch struct {
-	mu      sync.Mutex
-	pending []index.LexDoc
-	// unwritten counts, per document, the writes of its entries not yet done (pending
-	// counts as one); waiters run when it drops to none.
-	unwritten map[string]int
-	waiters   map[string][]func()
-
-	wg    sync.WaitGroup
-	errMu sync.Mutex
-	err   error // the first background write's error
-}
-
-// lexBatchSize is how many entries are gathered before they are written: a few hundred
-// pages. Fewer made more segments for bleve's merger; more made a longer tail. A
-// variable for tests.
-var lexBatchSize = 500
-
-func (b *lexBatch) add(e *Engine, docs []index.LexDoc) error {
-	if b == nil {
-		return e.lex.Add(docs)
-	}
-	b.mu.Lock()
-	if b.unwritten == nil {
-		b.unwritten, b.waiters = map[string]int{}, map[string][]func(){}
-	}
-	for _, id := range docIDs(docs) {
-		if !slices.ContainsFunc(b.pending, func(d index.LexDoc) bool { return d.DocID == id }) {
-			b.unwritten[id]++
-		}
-	}
-	b.pending = append(b.pending, docs...)
-	var full []index.LexDoc
-	if len(b.pending) >= lexBatchSize {
-		full, b.pending = b.pending, nil
-	}
-	b.mu.Unlock()
-	if full != nil {
-		b.write(e, full)
-	}
-	b.errMu.Lock()
-	defer b.errMu.Unlock()
-	return b.err
-}
-
-// docIDs lists the documents of entries, each once, in order.
-func docIDs(docs []index.LexDoc) []string {
-	var ids []string
-	for _, d := range docs {
-		if len(ids) == 0 || ids[len(ids)-1] != d.DocID {
-			if !slices.Contains(ids, d.DocID) {
-				ids = append(ids, d.DocID)
-			}
-		}
-	}
-	return ids
-}
-
-// whenWritten runs f once the lexical entries of docID are in the index: now if none
-// wait (or b is nil: entries are added at once), else after the write that holds them.
-func (b *lexBatch) whenWritten(docID string, f func()) {
-	if b != nil {
-		b.mu.Lock()
-		if b.unwritten[docID] > 0 {
-			b.waiters[docID] = append(b.waiters[docID], f)
-			b.mu.Unlock()
-			return
-		}
-		b.mu.Unlock()
-	}
-	f()
-}
-
-// write adds docs to the index in the background, then runs the waiters of the
-// documents it completes (even after a failed write: the documents are stored, and
-// the next start's reconciliation restores their entries).
-func (b *lexBatch) write(e *Engine, docs []index.LexDoc) {
-	b.wg.Go(func() {
-		if err := e.lex.Add(docs); err != nil {
-			b.errMu.Lock()
-			if b.err == nil {
-				b.err = err
-			}
-			b.errMu.Unlock()
-		}
-		var run []func()
-		b.mu.Lock()
-		for _, id := range docIDs(docs) {
-			if b.unwritten[id]--; b.unwritten[id] <= 0 {
-				delete(b.unwritten, id)
-				run = append(run, b.waiters[id]...)
-				delete(b.waiters, id)
-			}
-		}
-		b.mu.Unlock()
-		for _, f := range run {
-			f()
-		}
-	})
-}
-
-// flush writes what is pending beside the background writes still running, waits for
-// them all (and the waiters they run) and returns the first error of any write.
-func (b *lexBatch) flush(e *Engine) error {
-	b.mu.Lock()
-	docs := b.pending
-	b.pending = nil
-	b.mu.Unlock()
-	if len(docs) > 0 {
-		b.write(e, docs)
-	}
-	b.wg.Wait()
-	b.errMu.Lock()
-	defer b.errMu.Unlock()
-	return b.err
-}
-
-// DocInfo is what ingest learned about a document beyond the library's columns, kept in
-// a small JSON file per document (DIR/docinfo/ID.json) beside the library.
-type DocInfo struct {
-	// DocType is what kind of writing the document is (see Result.DocType).
-	DocType string `json:"doc_type,omitempty"`
-	// OCRPages are the 1-based pages whose text was read by OCR (the UI marks them "OCR").
-	OCRPages []int `json:"ocr_pages,omitempty"`
-	// Warnings are problems that did not stop the ingest.
-	Warnings []string `json:"warnings,omitempty"`
-	// URL is where an online source was fetched from (its canonical address).
-	URL string `json:"url,omitempty"`
-}
-
-func (e *Engine) docInfoPath(docID string) string {
-	return filepath.Join(e.cfg.Dir, "docinfo", filepath.Base(docID)+".json")
-}
-
-// putDocInfo saves a document's DocInfo, or removes it when there is nothing to say.
-func (e *Engine) putDocInfo(docID string, info DocInfo) error {
-	p := e.docInfoPath(docID)
-	if info.DocType == "" && len(info.OCRPages) == 0 && len(info.Warnings) == 0 && info.URL == "" {
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("remove document info: %w", err)
-		}
-		return nil
-	}
-	b, err := json.Marshal(info)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("save document info: %w", err)
-	}
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return fmt.Errorf("save document info: %w", err)
-	}
-	return os.Rename(tmp, p)
-}
-
-// DocumentInfo returns what ingest recorded about a document beyond the library's
-// columns: its OCR pages and warnings. A document with nothing recorded gives a zero
-// DocInfo.
-func (e *Engine) DocumentInfo(docID string) (DocInfo, error) {
-	var info DocInfo
-	b, err := os.ReadFile(e.docInfoPath(docID))
-	if errors.Is(err, os.ErrNotExist) {
-		return info, nil
-	}
-	if err != nil {
-		return info, err
-	}
-	if err := json.Unmarshal(b, &info); err != nil {
-		return DocInfo{}, fmt.Errorf("document info %s: %w", docID, err)
-	}
-	return info, nil
-}
-
-// chunkProfiles returns the chunk sizes per document type: the defaults, overridden by
-// DIR/chunking.json when there is one (a broken file is reported and ignored).
-func (e *Engine) chunkProfiles() chunk.Profiles {
-	p, err := chunk.LoadProfiles(filepath.Join(e.cfg.Dir, chunk.ProfilesFile))
-	if err != nil {
-		slog.Warn("engine: chunk sizes from the defaults", "err", err)
-	}
-	return p
 }
 
 // ocrWords gives the word boxes of the pages read by OCR, by 1-based page, for the viewer
@@ -879,4 +623,12 @@ func transcriptOf(t *ingest.Transcript) *library.Transcript {
 		out.Segments[i] = library.Segment{Start: s.Start, End: s.End, Page: s.Page, From: s.From, To: s.To}
 	}
 	return out
+}
+
+// explainFull says what to do about an ingest that failed because the disk is full.
+func (in *Intake) explainFull(err error) error {
+	if err != nil && library.DiskFull(err) {
+		return fmt.Errorf("the disk holding the library (%s) is full: free some space, then add the file again (%w)", in.dir, err)
+	}
+	return err
 }
