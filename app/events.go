@@ -160,12 +160,12 @@ type SessionDeleted struct {
 
 // SummaryStart opens a summary: what it covers and its passages, before any token.
 type SummaryStart struct {
-	ID       string         `json:"id"`
-	DocID    string         `json:"doc_id"`
-	Title    string         `json:"title"`
-	Scope    string         `json:"scope"`
-	Steps    int            `json:"steps"`
-	Passages []chat.Passage `json:"passages"`
+	ID       string              `json:"id"`
+	DocID    string              `json:"doc_id"`
+	Title    string              `json:"title"`
+	Scope    engine.SummaryScope `json:"scope"`
+	Steps    int                 `json:"steps"`
+	Passages []chat.Passage      `json:"passages"`
 }
 
 // SummaryToken is the next piece of the model's text in step Step (0-based) of Steps.

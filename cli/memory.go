@@ -48,26 +48,7 @@ func memoryCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) 
 	}
 	switch sub {
 	case "list":
-		list, err := eng.Memory().List(ctx)
-		if err != nil {
-			return err
-		}
-		on := eng.Memory().Enabled(ctx)
-		if *asJSON {
-			return json.NewEncoder(env.Stdout).Encode(map[string]any{"enabled": on, "memories": list})
-		}
-		state := "on"
-		if !on {
-			state = "off (nothing is learnt and no memory goes to the model)"
-		}
-		fmt.Fprintf(env.Stdout, "Memory is %s.\n", state)
-		if len(list) == 0 {
-			fmt.Fprintln(env.Stdout, "Nothing remembered yet: say things like \"I'm a second-year nursing student\" or \"I prefer short answers\" in a question.")
-		}
-		for _, m := range list {
-			fmt.Fprintf(env.Stdout, "%4d  %-10s  %s\n", m.ID, m.Kind, m.Text)
-		}
-		return nil
+		return listMemories(ctx, eng, *asJSON, env)
 	case "add":
 		m, err := eng.Memory().Add(ctx, *kind, strings.Join(args, " "))
 		if err != nil {
@@ -113,6 +94,30 @@ func memoryCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) 
 		return nil
 	}
 	return usageError{fmt.Errorf("memory: unknown subcommand %q\n%s", sub, memoryUsage)}
+}
+
+// listMemories prints whether memory is on and what is remembered.
+func listMemories(ctx context.Context, eng *engine.Engine, asJSON bool, env Env) error {
+	list, err := eng.Memory().List(ctx)
+	if err != nil {
+		return err
+	}
+	on := eng.Memory().Enabled(ctx)
+	if asJSON {
+		return json.NewEncoder(env.Stdout).Encode(map[string]any{"enabled": on, "memories": list})
+	}
+	state := "on"
+	if !on {
+		state = "off (nothing is learnt and no memory goes to the model)"
+	}
+	fmt.Fprintf(env.Stdout, "Memory is %s.\n", state)
+	if len(list) == 0 {
+		fmt.Fprintln(env.Stdout, "Nothing remembered yet: say things like \"I'm a second-year nursing student\" or \"I prefer short answers\" in a question.")
+	}
+	for _, m := range list {
+		fmt.Fprintf(env.Stdout, "%4d  %-10s  %s\n", m.ID, m.Kind, m.Text)
+	}
+	return nil
 }
 
 const cacheUsage = `usage: carrel cache status [--json]

@@ -41,7 +41,8 @@ const studyUsage = `usage: carrel study cards [--json] [--model] (--session ID |
        carrel study suspend|unsuspend|delete ID
 DOC is a document id (or the start of one) from carrel search --json or the app.`
 
-// studyCmd makes, reviews and exports flashcards.
+// studyCmd makes, reviews and exports flashcards, quizzes on them and summarises
+// documents: it reads the flags, then runs the subcommand's method of studyRun.
 func studyCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) error {
 	if len(args) == 0 {
 		return usageError{errors.New(studyUsage)}
@@ -49,239 +50,300 @@ func studyCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 	sub, args := args[0], args[1:]
 	fsg := flag.NewFlagSet("study "+sub, flag.ContinueOnError)
 	fsg.SetOutput(env.Stderr)
-	asJSON := fsg.Bool("json", false, "print JSON")
-	session := fsg.String("session", "", "the study session whose deck to use")
-	deckID := fsg.String("deck", "", "deck id (see carrel study decks)")
-	card := fsg.Int64("card", 0, "card id to grade")
-	grade := fsg.Int("grade", 0, "1 again, 2 hard, 3 good, 4 easy")
-	format := fsg.String("format", "", "export format: apkg (an Anki package), anki (Anki's text import), csv or md")
-	out := fsg.String("out", "", "write the export to this file (default standard output)")
-	front := fsg.String("front", "", "the card's question")
-	back := fsg.String("back", "", "the card's answer")
-	withModel := fsg.Bool("model", false, "make cards with the local chat model (Ollama) instead of the rules; in a quiz, the model judges short answers too")
-	count := fsg.Int("n", 10, "questions in a quiz")
-	section := fsg.String("section", "", "summarise this outline section only (its title)")
-	pages := fsg.String("pages", "", "summarise a selection: pages N or N-M (with --text, the passages holding that text)")
-	selText := fsg.String("text", "", "the selected text, with --pages")
-	args, err := parseInterspersed(fsg, args)
-	if err != nil {
+	r := &studyRun{ctx: ctx, eng: eng, env: env, sub: sub}
+	fsg.BoolVar(&r.asJSON, "json", false, "print JSON")
+	fsg.StringVar(&r.session, "session", "", "the study session whose deck to use")
+	fsg.StringVar(&r.deckID, "deck", "", "deck id (see carrel study decks)")
+	fsg.Int64Var(&r.card, "card", 0, "card id to grade")
+	fsg.IntVar(&r.grade, "grade", 0, "1 again, 2 hard, 3 good, 4 easy")
+	fsg.StringVar(&r.format, "format", "", "export format: apkg (an Anki package), anki (Anki's text import), csv or md")
+	fsg.StringVar(&r.out, "out", "", "write the export to this file (default standard output)")
+	fsg.StringVar(&r.front, "front", "", "the card's question")
+	fsg.StringVar(&r.back, "back", "", "the card's answer")
+	fsg.BoolVar(&r.withModel, "model", false, "make cards with the local chat model (Ollama) instead of the rules; in a quiz, the model judges short answers too")
+	fsg.IntVar(&r.count, "n", 10, "questions in a quiz")
+	fsg.StringVar(&r.section, "section", "", "summarise this outline section only (its title)")
+	fsg.StringVar(&r.pages, "pages", "", "summarise a selection: pages N or N-M (with --text, the passages holding that text)")
+	fsg.StringVar(&r.selText, "text", "", "the selected text, with --pages")
+	var err error
+	if r.args, err = parseInterspersed(fsg, args); err != nil {
 		return usageError{err}
-	}
-	print := func(v any, text func()) error {
-		if *asJSON {
-			return json.NewEncoder(env.Stdout).Encode(v)
-		}
-		text()
-		return nil
-	}
-	// deck names the deck the flags and arguments choose.
-	deck := func() (string, error) {
-		switch {
-		case *deckID != "":
-			return *deckID, nil
-		case *session != "":
-			return study.DeckID(*session, nil), nil
-		case len(args) > 0:
-			ids, err := docIDs(ctx, eng, args)
-			return study.DeckID("", ids), err
-		}
-		return "", nil
 	}
 	switch sub {
 	case "cards":
-		if *session == "" && len(args) == 0 {
-			return usageError{errors.New("study cards: give --session ID or document ids\n" + studyUsage)}
-		}
-		var ids []string
-		if *session == "" {
-			var err error
-			if ids, err = docIDs(ctx, eng, args); err != nil {
-				return err
-			}
-		}
-		makeCards := eng.MakeCards
-		if *withModel {
-			makeCards = func(ctx context.Context, session string, ids []string) (study.MakeResult, error) {
-				return eng.MakeModelCards(ctx, session, ids, func(p study.Progress) {
-					if !*asJSON {
-						fmt.Fprintf(env.Stderr, "\rasked the model about %d of %d passages, %d cards kept", p.Done, p.Total, p.Kept)
-					}
-				})
-			}
-		}
-		res, err := makeCards(ctx, *session, ids)
-		if *withModel && !*asJSON {
-			fmt.Fprintln(env.Stderr)
-		}
-		if err != nil {
-			return err
-		}
-		cards, err := eng.DeckCards(ctx, res.Deck.ID)
-		if err != nil {
-			return err
-		}
-		return print(struct {
-			study.MakeResult
-			Cards []library.Card `json:"cards"`
-		}{res, cards}, func() {
-			fmt.Fprintf(env.Stdout, "%s: %d passages, %d cards made, %d new, %d already in the deck (%d cards, %d due)\n",
-				res.Deck.Title, res.Passages, res.Made, res.Added, res.Existing, res.Deck.Cards, res.Deck.Due)
-			if m := res.Model; m != nil {
-				fmt.Fprintf(env.Stdout, "the model proposed %d cards from %d passages: %d kept, %d dropped %v, %d replies unusable\n",
-					m.Proposed, m.Passages, m.Kept, m.Dropped, m.Reasons, m.Failed)
-			}
-			for _, c := range cards {
-				printCard(env, c)
-			}
-		})
+		return r.cards()
 	case "decks":
-		decks, err := eng.Decks(ctx)
-		if err != nil {
-			return err
-		}
-		return print(decks, func() {
-			if len(decks) == 0 {
-				fmt.Fprintln(env.Stdout, "No decks yet: carrel study cards DOC makes one.")
-			}
-			for _, d := range decks {
-				fmt.Fprintf(env.Stdout, "%-40s %4d cards %4d due  %s\n", d.ID, d.Cards, d.Due, d.Title)
-			}
-		})
+		return r.decks()
 	case "review":
-		if *card != 0 || *grade != 0 {
-			if *card <= 0 || *grade < 1 || *grade > 4 {
-				return usageError{errors.New("study review: --card ID and --grade 1..4 go together")}
-			}
-			c, err := eng.GradeCard(ctx, *card, *grade)
-			if err != nil {
-				return err
-			}
-			return print(c, func() {
-				fmt.Fprintf(env.Stdout, "card %d graded %d: due %s (%d days)\n", c.ID, *grade,
-					c.Schedule.Due.Local().Format("2006-01-02 15:04"), c.Schedule.ScheduledDays)
-			})
-		}
-		id, err := deck()
-		if err != nil {
-			return err
-		}
-		due, err := eng.DueCards(ctx, id, 0)
-		if err != nil {
-			return err
-		}
-		return print(due, func() {
-			fmt.Fprintf(env.Stdout, "%d cards due\n", len(due))
-			for _, c := range due {
-				printCard(env, c)
-			}
-		})
+		return r.review()
 	case "export":
-		id, err := deck()
-		if err != nil {
-			return err
-		}
-		if id == "" || *format == "" {
-			return usageError{errors.New("study export: give --format and a deck (--deck, --session or document ids)")}
-		}
-		text, err := eng.ExportDeck(ctx, id, *format)
-		if err != nil {
-			return err
-		}
-		if *out != "" {
-			return os.WriteFile(*out, []byte(text), 0o644)
-		}
-		_, err = fmt.Fprint(env.Stdout, text)
-		return err
+		return r.export()
 	case "summary":
-		ids, err := docIDs(ctx, eng, args)
-		if err != nil {
-			return err
-		}
-		if len(ids) != 1 {
-			return usageError{errors.New("study summary: give one document id")}
-		}
-		req := engine.SummaryRequest{DocID: ids[0], SessionID: *session, Section: *section}
-		if *pages != "" {
-			var a, b int
-			if n, _ := fmt.Sscanf(*pages, "%d-%d", &a, &b); n == 0 || a < 1 {
-				return usageError{errors.New("study summary: --pages N or N-M")}
-			} else if n == 1 {
-				b = a
-			}
-			req.Selection = &engine.Selection{Page: a, PageEnd: b, Text: *selText}
-		}
-		sum, err := eng.Summarize(ctx, req, func(ev engine.SummaryEvent) error {
-			if *asJSON || ev.Section == nil {
-				return nil
-			}
-			if ev.Section.Section != "" {
-				fmt.Fprintf(env.Stdout, "\n## %s\n", ev.Section.Section)
-			}
-			_, err := fmt.Fprintf(env.Stdout, "%s\n", ev.Section.Text)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		return print(sum, func() {
-			fmt.Fprintf(env.Stdout, "\nSaved in session %s (carrel sessions export %s).\n", sum.SessionID, sum.SessionID)
-		})
+		return r.summary()
 	case "quiz", "scores":
-		id, err := deck()
-		if err != nil {
+		return r.quiz()
+	case "edit", "suspend", "unsuspend", "delete":
+		return r.changeCard()
+	}
+	return usageError{fmt.Errorf("study: unknown command %q\n%s", sub, studyUsage)}
+}
+
+// studyRun is one study subcommand: its flags, the arguments left after them, and where
+// it prints.
+type studyRun struct {
+	ctx  context.Context
+	eng  *engine.Engine
+	env  Env
+	sub  string
+	args []string
+
+	asJSON, withModel                    bool
+	session, deckID, format, out         string
+	front, back, section, pages, selText string
+	card                                 int64
+	grade, count                         int
+}
+
+// print writes v as JSON with --json, else runs text.
+func (r *studyRun) print(v any, text func()) error {
+	if r.asJSON {
+		return json.NewEncoder(r.env.Stdout).Encode(v)
+	}
+	text()
+	return nil
+}
+
+// deck names the deck the flags and arguments choose.
+func (r *studyRun) deck() (string, error) {
+	switch {
+	case r.deckID != "":
+		return r.deckID, nil
+	case r.session != "":
+		return study.DeckID(r.session, nil), nil
+	case len(r.args) > 0:
+		ids, err := docIDs(r.ctx, r.eng, r.args)
+		return study.DeckID("", ids), err
+	}
+	return "", nil
+}
+
+// cards makes cards for a session's or documents' deck and lists the deck.
+func (r *studyRun) cards() error {
+	ctx, eng, env := r.ctx, r.eng, r.env
+	if r.session == "" && len(r.args) == 0 {
+		return usageError{errors.New("study cards: give --session ID or document ids\n" + studyUsage)}
+	}
+	var ids []string
+	if r.session == "" {
+		var err error
+		if ids, err = docIDs(ctx, eng, r.args); err != nil {
 			return err
 		}
-		if id == "" {
-			return usageError{fmt.Errorf("study %s: give a deck (--deck, --session or document ids)", sub)}
-		}
-		if sub == "scores" {
-			scores, err := eng.QuizScores(ctx, id)
-			if err != nil {
-				return err
-			}
-			return print(scores, func() {
-				for _, s := range scores {
-					fmt.Fprintf(env.Stdout, "%s  %d/%d\n", s.TakenAt.Local().Format("2006-01-02 15:04"), s.Correct, s.Questions)
+	}
+	makeCards := eng.MakeCards
+	if r.withModel {
+		makeCards = func(ctx context.Context, session string, ids []string) (study.MakeResult, error) {
+			return eng.MakeModelCards(ctx, session, ids, func(p study.Progress) {
+				if !r.asJSON {
+					fmt.Fprintf(env.Stderr, "\rasked the model about %d of %d passages, %d cards kept", p.Done, p.Total, p.Kept)
 				}
 			})
 		}
-		qs, err := eng.Quiz(ctx, id, *count)
-		if err != nil {
-			return err
-		}
-		if len(qs) == 0 {
-			return errors.New("study quiz: the deck has no cards (carrel study cards DOC makes them)")
-		}
-		if *asJSON {
-			return json.NewEncoder(env.Stdout).Encode(qs)
-		}
-		return runQuiz(ctx, eng, id, qs, *withModel, env)
-	case "edit", "suspend", "unsuspend", "delete":
-		if len(args) != 1 {
-			return usageError{errors.New(studyUsage)}
-		}
-		n, err := strconv.ParseInt(args[0], 10, 64)
-		if err != nil || n <= 0 {
-			return usageError{fmt.Errorf("study %s: %q is not a card id", sub, args[0])}
-		}
-		switch sub {
-		case "edit":
-			c, err := eng.EditCard(ctx, n, *front, *back)
-			if err != nil {
-				return err
-			}
-			return print(c, func() { printCard(env, c) })
-		case "delete":
-			err = eng.DeleteCard(ctx, n)
-		default:
-			err = eng.SuspendCard(ctx, n, sub == "suspend")
-		}
-		if err != nil {
-			return err
-		}
-		return print(map[string]any{"id": n, "done": sub}, func() { fmt.Fprintf(env.Stdout, "card %d: %sed\n", n, strings.TrimSuffix(sub, "e")) })
 	}
-	return usageError{fmt.Errorf("study: unknown command %q\n%s", sub, studyUsage)}
+	res, err := makeCards(ctx, r.session, ids)
+	if r.withModel && !r.asJSON {
+		fmt.Fprintln(env.Stderr)
+	}
+	if err != nil {
+		return err
+	}
+	cards, err := eng.DeckCards(ctx, res.Deck.ID)
+	if err != nil {
+		return err
+	}
+	return r.print(struct {
+		study.MakeResult
+		Cards []library.Card `json:"cards"`
+	}{res, cards}, func() {
+		fmt.Fprintf(env.Stdout, "%s: %d passages, %d cards made, %d new, %d already in the deck (%d cards, %d due)\n",
+			res.Deck.Title, res.Passages, res.Made, res.Added, res.Existing, res.Deck.Cards, res.Deck.Due)
+		if m := res.Model; m != nil {
+			fmt.Fprintf(env.Stdout, "the model proposed %d cards from %d passages: %d kept, %d dropped %v, %d replies unusable\n",
+				m.Proposed, m.Passages, m.Kept, m.Dropped, m.Reasons, m.Failed)
+		}
+		for _, c := range cards {
+			printCard(env, c)
+		}
+	})
+}
+
+// decks lists the decks.
+func (r *studyRun) decks() error {
+	decks, err := r.eng.Decks(r.ctx)
+	if err != nil {
+		return err
+	}
+	return r.print(decks, func() {
+		if len(decks) == 0 {
+			fmt.Fprintln(r.env.Stdout, "No decks yet: carrel study cards DOC makes one.")
+		}
+		for _, d := range decks {
+			fmt.Fprintf(r.env.Stdout, "%-40s %4d cards %4d due  %s\n", d.ID, d.Cards, d.Due, d.Title)
+		}
+	})
+}
+
+// review grades one card (--card, --grade), or lists the cards of a deck due now.
+func (r *studyRun) review() error {
+	if r.card != 0 || r.grade != 0 {
+		if r.card <= 0 || r.grade < 1 || r.grade > 4 {
+			return usageError{errors.New("study review: --card ID and --grade 1..4 go together")}
+		}
+		c, err := r.eng.GradeCard(r.ctx, r.card, r.grade)
+		if err != nil {
+			return err
+		}
+		return r.print(c, func() {
+			fmt.Fprintf(r.env.Stdout, "card %d graded %d: due %s (%d days)\n", c.ID, r.grade,
+				c.Schedule.Due.Local().Format("2006-01-02 15:04"), c.Schedule.ScheduledDays)
+		})
+	}
+	id, err := r.deck()
+	if err != nil {
+		return err
+	}
+	due, err := r.eng.DueCards(r.ctx, id, 0)
+	if err != nil {
+		return err
+	}
+	return r.print(due, func() {
+		fmt.Fprintf(r.env.Stdout, "%d cards due\n", len(due))
+		for _, c := range due {
+			printCard(r.env, c)
+		}
+	})
+}
+
+// export writes a deck in --format to --out or standard output.
+func (r *studyRun) export() error {
+	id, err := r.deck()
+	if err != nil {
+		return err
+	}
+	if id == "" || r.format == "" {
+		return usageError{errors.New("study export: give --format and a deck (--deck, --session or document ids)")}
+	}
+	text, err := r.eng.ExportDeck(r.ctx, id, r.format)
+	if err != nil {
+		return err
+	}
+	if r.out != "" {
+		return os.WriteFile(r.out, []byte(text), 0o644)
+	}
+	_, err = fmt.Fprint(r.env.Stdout, text)
+	return err
+}
+
+// summary summarises one document, one of its sections (--section) or a selection
+// (--pages, --text), printing each section as it is done.
+func (r *studyRun) summary() error {
+	ids, err := docIDs(r.ctx, r.eng, r.args)
+	if err != nil {
+		return err
+	}
+	if len(ids) != 1 {
+		return usageError{errors.New("study summary: give one document id")}
+	}
+	req := engine.SummaryRequest{DocID: ids[0], SessionID: r.session, Section: r.section}
+	if r.pages != "" {
+		var a, b int
+		if n, _ := fmt.Sscanf(r.pages, "%d-%d", &a, &b); n == 0 || a < 1 {
+			return usageError{errors.New("study summary: --pages N or N-M")}
+		} else if n == 1 {
+			b = a
+		}
+		req.Selection = &engine.Selection{Page: a, PageEnd: b, Text: r.selText}
+	}
+	sum, err := r.eng.Summarize(r.ctx, req, func(ev engine.SummaryEvent) error {
+		if r.asJSON || ev.Section == nil {
+			return nil
+		}
+		if ev.Section.Section != "" {
+			fmt.Fprintf(r.env.Stdout, "\n## %s\n", ev.Section.Section)
+		}
+		_, err := fmt.Fprintf(r.env.Stdout, "%s\n", ev.Section.Text)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return r.print(sum, func() {
+		fmt.Fprintf(r.env.Stdout, "\nSaved in session %s (carrel sessions export %s).\n", sum.SessionID, sum.SessionID)
+	})
+}
+
+// quiz runs a quiz on a deck on standard input, or prints its questions (--json); as
+// "scores", it lists the deck's quiz history.
+func (r *studyRun) quiz() error {
+	id, err := r.deck()
+	if err != nil {
+		return err
+	}
+	if id == "" {
+		return usageError{fmt.Errorf("study %s: give a deck (--deck, --session or document ids)", r.sub)}
+	}
+	if r.sub == "scores" {
+		scores, err := r.eng.QuizScores(r.ctx, id)
+		if err != nil {
+			return err
+		}
+		return r.print(scores, func() {
+			for _, s := range scores {
+				fmt.Fprintf(r.env.Stdout, "%s  %d/%d\n", s.TakenAt.Local().Format("2006-01-02 15:04"), s.Correct, s.Questions)
+			}
+		})
+	}
+	qs, err := r.eng.Quiz(r.ctx, id, r.count)
+	if err != nil {
+		return err
+	}
+	if len(qs) == 0 {
+		return errors.New("study quiz: the deck has no cards (carrel study cards DOC makes them)")
+	}
+	if r.asJSON {
+		return json.NewEncoder(r.env.Stdout).Encode(qs)
+	}
+	return runQuiz(r.ctx, r.eng, id, qs, r.withModel, r.env)
+}
+
+// changeCard edits, suspends, unsuspends or deletes the card named by the one argument.
+func (r *studyRun) changeCard() error {
+	if len(r.args) != 1 {
+		return usageError{errors.New(studyUsage)}
+	}
+	sub := r.sub
+	n, err := strconv.ParseInt(r.args[0], 10, 64)
+	if err != nil || n <= 0 {
+		return usageError{fmt.Errorf("study %s: %q is not a card id", sub, r.args[0])}
+	}
+	switch sub {
+	case "edit":
+		c, err := r.eng.EditCard(r.ctx, n, r.front, r.back)
+		if err != nil {
+			return err
+		}
+		return r.print(c, func() { printCard(r.env, c) })
+	case "delete":
+		err = r.eng.DeleteCard(r.ctx, n)
+	default:
+		err = r.eng.SuspendCard(r.ctx, n, sub == "suspend")
+	}
+	if err != nil {
+		return err
+	}
+	return r.print(map[string]any{"id": n, "done": sub}, func() {
+		fmt.Fprintf(r.env.Stdout, "card %d: %sed\n", n, strings.TrimSuffix(sub, "e"))
+	})
 }
 
 // runQuiz asks the questions on standard input and output, says after each whether it

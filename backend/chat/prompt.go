@@ -101,7 +101,7 @@ func MessagesAbout(question string, about []string, passages []Passage, budget i
 		kept = append(kept, p)
 	}
 	user := "Passages:\n\n" + b.String() + aboutUser + "Question: " + question + "\nAnswer (cite passages as [n]):"
-	return []llm.Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: user}}, kept
+	return []llm.Message{{Role: llm.RoleSystem, Content: systemPrompt}, {Role: llm.RoleUser, Content: user}}, kept
 }
 
 // aboutSection renders the user's memories, "" when there are none.

@@ -50,7 +50,7 @@ func Rewrite(ctx context.Context, model llm.Provider, base llm.ChatRequest, ques
 	zero := 0.0
 	var out strings.Builder
 	deltas := 0
-	msgs := []llm.Message{{Role: "system", Content: rewritePrompt}, {Role: "user", Content: b.String()}}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: rewritePrompt}, {Role: llm.RoleUser, Content: b.String()}}
 	req := base
 	req.Messages, req.Temperature, req.MaxTokens = msgs, &zero, 2*EstimateTokens(question)+64
 	usage, err := model.Chat(ctx, req, func(d llm.Delta) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/carrel-app/carrel/backend/settings"
 	"github.com/carrel-app/carrel/backend/study"
 )
 
@@ -53,8 +54,8 @@ type SummarySection struct {
 type Summary struct {
 	DocID    string             `json:"doc_id"`
 	Title    string             `json:"title"`
-	Scope    string             `json:"scope"` // "document", "section" or "selection"
-	Mode     library.AnswerMode `json:"mode"`  // model, or passages: key sentences quoted with no model
+	Scope    SummaryScope       `json:"scope"`
+	Mode     library.AnswerMode `json:"mode"` // model, or passages: key sentences quoted with no model
 	Sections []SummarySection   `json:"sections"`
 	Passages []chat.Passage     `json:"passages"`
 	// NumCtx is the context window the model was given (its own, read from Ollama's
@@ -68,6 +69,16 @@ type Summary struct {
 	SessionID   string `json:"session_id"`
 	MessageID   int64  `json:"message_id"`
 }
+
+// SummaryScope is what a summary covers.
+type SummaryScope string
+
+// Scopes of a summary.
+const (
+	ScopeDocument  SummaryScope = "document"  // the whole document
+	ScopeSection   SummaryScope = "section"   // one outline section (SummaryRequest.Section)
+	ScopeSelection SummaryScope = "selection" // a selection (SummaryRequest.Selection)
+)
 
 // SummaryEvent is one step of a summary as it is made: Start (the passages, the steps
 // planned), a Token of the model's text, a Section done, or the Overview starting.
@@ -188,7 +199,7 @@ func (e *Engine) summaryPlan(ctx context.Context, req SummaryRequest) (*Summary,
 	if err != nil {
 		return nil, nil, fmt.Errorf("summarise: %w", err)
 	}
-	sum := &Summary{DocID: req.DocID, Title: doc.Title, Scope: "document", Mode: library.AnswerPassages}
+	sum := &Summary{DocID: req.DocID, Title: doc.Title, Scope: ScopeDocument, Mode: library.AnswerPassages}
 	parents = summaryScope(parents, req, sum)
 	var groups []summaryGroup
 	for _, p := range parents {
@@ -222,7 +233,7 @@ func summaryScope(parents []library.Chunk, req SummaryRequest, sum *Summary) []l
 	var out []library.Chunk
 	switch {
 	case req.Selection != nil:
-		sum.Scope = "selection"
+		sum.Scope = ScopeSelection
 		sel := req.Selection
 		end := max(sel.PageEnd, sel.Page)
 		want := strings.ToLower(strings.Join(strings.Fields(sel.Text), " "))
@@ -235,7 +246,7 @@ func summaryScope(parents []library.Chunk, req SummaryRequest, sum *Summary) []l
 			}
 		}
 	case req.Section != "":
-		sum.Scope = "section"
+		sum.Scope = ScopeSection
 		for _, p := range parents {
 			if p.Section == req.Section {
 				out = append(out, p)
@@ -529,7 +540,7 @@ func (e *Engine) ollamaComplete(model string, numCtx int) completeFunc {
 		var out strings.Builder
 		_, err := e.ollama.Chat(ctx, llm.ChatRequest{
 			Model:       model,
-			Messages:    []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: user}},
+			Messages:    []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}},
 			Temperature: &temp,
 			MaxTokens:   summaryOut,
 			NumCtx:      numCtx,
@@ -551,9 +562,9 @@ func (e *Engine) ollamaComplete(model string, numCtx int) completeFunc {
 func (e *Engine) saveSummary(ctx context.Context, sum *Summary, req SummaryRequest) error {
 	what := sum.Title
 	switch sum.Scope {
-	case "section":
+	case ScopeSection:
 		what = fmt.Sprintf("%s, section %q", sum.Title, req.Section)
-	case "selection":
+	case ScopeSelection:
 		what = fmt.Sprintf("the selection on %s of %s", pagesLabel(req.Selection.Page, req.Selection.PageEnd), sum.Title)
 	}
 	sessionID := req.SessionID
@@ -579,7 +590,7 @@ func (e *Engine) saveSummary(ctx context.Context, sum *Summary, req SummaryReque
 	m := library.Message{SessionID: sessionID, Question: "Summarise " + what, Answer: text, Status: status,
 		Mode: sum.Mode, CreatedAt: time.Now().UTC()}
 	if sum.Mode == library.AnswerModel {
-		m.Provider, m.Model = "ollama", e.Config().ChatModel
+		m.Provider, m.Model = string(settings.ProviderOllama), e.Config().ChatModel
 	}
 	for _, n := range chat.Markers(text, len(sum.Passages)) {
 		p := sum.Passages[n-1]

@@ -109,9 +109,32 @@ func DetectType(doc *Document) string {
 	if f.codeLines*5 >= f.lines*2 && f.lines >= 10 {
 		return TypeCode // a printed or pasted source file
 	}
-	perK := func(n int) float64 { return float64(n) * 1000 / float64(max(f.words, 1)) }
-	perKSample := func(n int) float64 { return float64(n) * 1000 / float64(max(f.sampleWords, 1)) }
+	paper, book, docs := f.paperScore(), f.bookScore(doc.Kind), f.docsScore(doc.Title)
 
+	// The more specific kinds first: a programming textbook or a paper
+	// about software holds code too.
+	switch {
+	case paper >= 5 && paper >= book:
+		return TypePaper
+	case book >= 5:
+		return TypeTextbook
+	case docs >= 4:
+		return TypeDocs
+	}
+	return TypeGeneral
+}
+
+// perK is n per thousand words of the whole text, perKSample per thousand of the
+// sampled head and tail.
+func (f features) perK(n int) float64 { return float64(n) * 1000 / float64(max(f.words, 1)) }
+
+func (f features) perKSample(n int) float64 {
+	return float64(n) * 1000 / float64(max(f.sampleWords, 1))
+}
+
+// paperScore weighs the cues of a paper: an Abstract, References, a DOI or arXiv id,
+// keywords, IMRaD headings, citations; long documents are less likely papers.
+func (f features) paperScore() int {
 	paper := 0
 	if f.abstract {
 		paper += 3
@@ -128,7 +151,7 @@ func DetectType(doc *Document) string {
 	if f.imrad >= 3 {
 		paper += 2
 	}
-	if f.citations >= 5 && perKSample(f.citations) >= 1 {
+	if f.citations >= 5 && f.perKSample(f.citations) >= 1 {
 		paper += 2
 	}
 	switch {
@@ -137,7 +160,12 @@ func DetectType(doc *Document) string {
 	case f.pages > 60:
 		paper -= 2
 	}
+	return paper
+}
 
+// bookScore weighs the cues of a textbook: chapters, exercises, an ISBN or a
+// preface, length (a short PDF is hardly a book).
+func (f features) bookScore(kind string) int {
 	book := 0
 	switch {
 	case f.chapters >= 3:
@@ -157,10 +185,15 @@ func DetectType(doc *Document) string {
 	switch {
 	case f.pages >= 80:
 		book += 2
-	case f.pages < 20 && doc.Kind == KindPDF:
+	case f.pages < 20 && kind == KindPDF:
 		book -= 3
 	}
+	return book
+}
 
+// docsScore weighs the cues of documentation: code fences and lines, identifiers,
+// manual-style headings, "shall" (specifications), a title that says so.
+func (f features) docsScore(title string) int {
 	docs := 0
 	if f.fences >= 2 {
 		docs += 2
@@ -170,9 +203,9 @@ func DetectType(doc *Document) string {
 	} else if codeShare >= 0.015 {
 		docs++
 	}
-	if perKSample(f.identifiers) >= 8 {
+	if f.perKSample(f.identifiers) >= 8 {
 		docs += 2
-	} else if perKSample(f.identifiers) >= 3 {
+	} else if f.perKSample(f.identifiers) >= 3 {
 		docs++
 	}
 	switch {
@@ -182,26 +215,15 @@ func DetectType(doc *Document) string {
 		docs++
 	}
 	switch { // specifications and standards
-	case perK(f.shall) >= 3:
+	case f.perK(f.shall) >= 3:
 		docs += 4
-	case perK(f.shall) >= 1:
+	case f.perK(f.shall) >= 1:
 		docs += 2
 	}
-	if reDocsTitle.MatchString(doc.Title) {
+	if reDocsTitle.MatchString(title) {
 		docs += 2
 	}
-
-	// The more specific kinds first: a programming textbook or a paper
-	// about software holds code too.
-	switch {
-	case paper >= 5 && paper >= book:
-		return TypePaper
-	case book >= 5:
-		return TypeTextbook
-	case docs >= 4:
-		return TypeDocs
-	}
-	return TypeGeneral
+	return docs
 }
 
 func extractFeatures(doc *Document) features {

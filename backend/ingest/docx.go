@@ -159,17 +159,8 @@ type docxPara struct {
 func docxBody(ctx context.Context, r io.Reader, styles map[string]int, w *builder) (string, error) {
 	dec := xml.NewDecoder(r)
 	dec.Strict = false
-	var (
-		paras    []*docxPara // nested paragraphs (text boxes) stack up
-		inText   bool
-		run      int
-		cells    []string // the table row being read
-		cellText strings.Builder
-		tables   int
-		inCell   int
-		title    string
-		tokens   int
-	)
+	d := &docxDoc{styles: styles, w: w}
+	tokens := 0
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -181,117 +172,154 @@ func docxBody(ctx context.Context, r io.Reader, styles map[string]int, w *builde
 				// A truncated or damaged end: keep what was read.
 				break
 			}
-			return title, err
+			return d.title, err
 		}
 		if tokens++; tokens%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return title, err
+				return d.title, err
 			}
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			switch t.Name.Local {
-			case "p":
-				paras = append(paras, &docxPara{})
-			case "pStyle":
-				if len(paras) > 0 {
-					paras[len(paras)-1].style = xmlAttr(t, "val")
-				}
-			case "outlineLvl":
-				if len(paras) > 0 {
-					if n, err := strconv.Atoi(xmlAttr(t, "val")); err == nil && n >= 0 && n < 9 {
-						paras[len(paras)-1].outline = n + 1
-					}
-				}
-			case "numPr":
-				if len(paras) > 0 {
-					paras[len(paras)-1].list = true
-				}
-			case "r":
-				run++
-			case "t":
-				inText = run > 0 || len(paras) > 0
-			case "tab":
-				if run > 0 && len(paras) > 0 {
-					paras[len(paras)-1].text.WriteByte('\t')
-				}
-			case "br", "cr":
-				if run > 0 && len(paras) > 0 {
-					paras[len(paras)-1].text.WriteByte('\n')
-				}
-			case "tbl":
-				tables++
-			case "tr":
-				cells = cells[:0]
-			case "tc":
-				inCell++
-				cellText.Reset()
-			}
+			d.start(t)
 		case xml.CharData:
-			if inText && len(paras) > 0 {
-				paras[len(paras)-1].text.Write(t)
+			if d.inText && len(d.paras) > 0 {
+				d.paras[len(d.paras)-1].text.Write(t)
 			}
 		case xml.EndElement:
-			switch t.Name.Local {
-			case "t":
-				inText = false
-			case "r":
-				run = max(run-1, 0)
-			case "p":
-				if len(paras) == 0 {
-					continue
-				}
-				p := paras[len(paras)-1]
-				paras = paras[:len(paras)-1]
-				text := p.text.String()
-				switch {
-				case len(paras) > 0:
-					// A text box inside a paragraph: its text joins it.
-					paras[len(paras)-1].text.WriteString(" " + text + " ")
-				case inCell > 0:
-					if cellText.Len() > 0 {
-						cellText.WriteByte(' ')
-					}
-					cellText.WriteString(text)
-				default:
-					lvl := p.outline
-					if lvl == 0 {
-						lvl = styleLevel(styles, p.style)
-					}
-					switch {
-					case lvl == -1:
-						if title == "" {
-							title = cleanLine(text)
-						}
-						w.heading(1, text)
-					case lvl > 0:
-						w.heading(lvl, text)
-					case p.list:
-						w.para("• " + text)
-					default:
-						w.para(text)
-					}
-				}
-			case "tc":
-				inCell = max(inCell-1, 0)
-				if t := cleanLine(cellText.String()); t != "" {
-					cells = append(cells, t)
-				}
-				cellText.Reset()
-			case "tr":
-				if tables > 0 && len(cells) > 0 {
-					w.para(strings.Join(cells, " | "))
-				}
-				cells = cells[:0]
-			case "tbl":
-				tables = max(tables-1, 0)
-			}
+			d.end(t)
 		}
 		if w.full {
 			break
 		}
 	}
-	return title, nil
+	return d.title, nil
+}
+
+// docxDoc is where docxBody stands in word/document.xml.
+type docxDoc struct {
+	styles   map[string]int
+	w        *builder
+	paras    []*docxPara // nested paragraphs (text boxes) stack up
+	inText   bool
+	run      int
+	cells    []string // the table row being read
+	cellText strings.Builder
+	tables   int
+	inCell   int
+	title    string
+}
+
+// para is the paragraph being read, or nil outside one.
+func (d *docxDoc) para() *docxPara {
+	if len(d.paras) == 0 {
+		return nil
+	}
+	return d.paras[len(d.paras)-1]
+}
+
+func (d *docxDoc) start(t xml.StartElement) {
+	p := d.para()
+	switch t.Name.Local {
+	case "p":
+		d.paras = append(d.paras, &docxPara{})
+	case "pStyle":
+		if p != nil {
+			p.style = xmlAttr(t, "val")
+		}
+	case "outlineLvl":
+		if p != nil {
+			if n, err := strconv.Atoi(xmlAttr(t, "val")); err == nil && n >= 0 && n < 9 {
+				p.outline = n + 1
+			}
+		}
+	case "numPr":
+		if p != nil {
+			p.list = true
+		}
+	case "r":
+		d.run++
+	case "t":
+		d.inText = d.run > 0 || p != nil
+	case "tab":
+		if d.run > 0 && p != nil {
+			p.text.WriteByte('\t')
+		}
+	case "br", "cr":
+		if d.run > 0 && p != nil {
+			p.text.WriteByte('\n')
+		}
+	case "tbl":
+		d.tables++
+	case "tr":
+		d.cells = d.cells[:0]
+	case "tc":
+		d.inCell++
+		d.cellText.Reset()
+	}
+}
+
+func (d *docxDoc) end(t xml.EndElement) {
+	switch t.Name.Local {
+	case "t":
+		d.inText = false
+	case "r":
+		d.run = max(d.run-1, 0)
+	case "p":
+		d.endPara()
+	case "tc":
+		d.inCell = max(d.inCell-1, 0)
+		if t := cleanLine(d.cellText.String()); t != "" {
+			d.cells = append(d.cells, t)
+		}
+		d.cellText.Reset()
+	case "tr":
+		if d.tables > 0 && len(d.cells) > 0 {
+			d.w.para(strings.Join(d.cells, " | "))
+		}
+		d.cells = d.cells[:0]
+	case "tbl":
+		d.tables = max(d.tables-1, 0)
+	}
+}
+
+// endPara ends a paragraph: a text box's joins the paragraph around it, a table
+// cell's joins the cell, any other is written as a heading, list item or paragraph.
+func (d *docxDoc) endPara() {
+	p := d.para()
+	if p == nil {
+		return
+	}
+	d.paras = d.paras[:len(d.paras)-1]
+	text := p.text.String()
+	switch {
+	case len(d.paras) > 0:
+		// A text box inside a paragraph: its text joins it.
+		d.paras[len(d.paras)-1].text.WriteString(" " + text + " ")
+	case d.inCell > 0:
+		if d.cellText.Len() > 0 {
+			d.cellText.WriteByte(' ')
+		}
+		d.cellText.WriteString(text)
+	default:
+		lvl := p.outline
+		if lvl == 0 {
+			lvl = styleLevel(d.styles, p.style)
+		}
+		switch {
+		case lvl == -1:
+			if d.title == "" {
+				d.title = cleanLine(text)
+			}
+			d.w.heading(1, text)
+		case lvl > 0:
+			d.w.heading(lvl, text)
+		case p.list:
+			d.w.para("• " + text)
+		default:
+			d.w.para(text)
+		}
+	}
 }
 
 // coreProps reads dc:title and dc:creator from docProps/core.xml.

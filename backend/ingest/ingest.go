@@ -182,62 +182,7 @@ func FileWithOptions(ctx context.Context, path string, opts Options) (doc *Docum
 		return nil, newError(ErrEmpty, path, "", nil)
 	}
 
-	switch {
-	case isPDF(data):
-		doc.Kind = KindPDF
-		err = readPDF(ctx, doc, data, opts)
-	case ext == ".pdf":
-		return nil, newError(ErrNotPDF, path, describe(data), nil)
-	case isCFB(data) && (ext == ".docx" || ext == ".epub"):
-		// A password-protected Office file is an OLE container holding
-		// the encrypted package.
-		return nil, newError(ErrEncrypted, path, "", nil)
-	case (ext == ".eml" || ext == ".mht" || ext == ".mhtml" || htmlExts[ext]) && looksBinary(data):
-		return nil, newError(ErrUnsupported, path,
-			fmt.Sprintf("a %s file that is not text: it looks like %s", strings.TrimPrefix(ext, "."), describe(data)), nil)
-	case ext == ".doc":
-		return nil, newError(ErrUnsupported, path, "old Word (.doc) files are not supported; save it as .docx or PDF", nil)
-	case docxExts[ext]:
-		doc.Kind = KindDOCX
-		err = readDOCX(ctx, doc, data)
-	case ext == ".epub":
-		doc.Kind = KindEPUB
-		err = readEPUB(ctx, doc, data)
-	case ext == ".eml":
-		doc.Kind = KindEmail
-		err = readEML(ctx, doc, data)
-	case ext == ".mht" || ext == ".mhtml":
-		doc.Kind = KindHTML
-		err = readMHTML(ctx, doc, data)
-	case htmlExts[ext]:
-		doc.Kind = KindHTML
-		err = readHTML(ctx, doc, data)
-	case ext == ".json" && isThread(data):
-		doc.Kind = KindThread
-		err = readThread(ctx, doc, data)
-	case ext == ".json" && isCaptions(data):
-		doc.Kind = KindVideo
-		err = readCaptions(ctx, doc, data)
-	case textExts[ext] || isCode(path):
-		if looksBinary(data) {
-			return nil, newError(ErrUnsupported, path,
-				fmt.Sprintf("a %s file that is not text: it looks like %s", strings.TrimPrefix(ext, "."), describe(data)), nil)
-		}
-		if textExts[ext] {
-			doc.Kind = KindText
-			err = readText(ctx, doc, data, ext, opts.Progress)
-		} else {
-			doc.Kind = KindCode
-			err = readCode(ctx, doc, data)
-		}
-	default:
-		detail := "files without an extension are not supported"
-		if ext != "" {
-			detail = ext + " files are not supported yet"
-		}
-		return nil, newError(ErrUnsupported, path, detail, nil)
-	}
-	if err != nil {
+	if err := readAs(ctx, doc, path, ext, data, opts); err != nil {
 		var ie *Error
 		if errors.As(err, &ie) && ie.Kind == ErrNoText {
 			doc.DocType = TypeGeneral
@@ -250,6 +195,65 @@ func FileWithOptions(ctx context.Context, path string, opts Options) (doc *Docum
 		opts.Progress(len(doc.Pages), len(doc.Pages))
 	}
 	return doc, nil
+}
+
+// readAs reads data into doc as the format its content and extension say (setting
+// doc.Kind), or says why it cannot be read.
+func readAs(ctx context.Context, doc *Document, path, ext string, data []byte, opts Options) error {
+	switch {
+	case isPDF(data):
+		doc.Kind = KindPDF
+		return readPDF(ctx, doc, data, opts)
+	case ext == ".pdf":
+		return newError(ErrNotPDF, path, describe(data), nil)
+	case isCFB(data) && (ext == ".docx" || ext == ".epub"):
+		// A password-protected Office file is an OLE container holding
+		// the encrypted package.
+		return newError(ErrEncrypted, path, "", nil)
+	case (ext == ".eml" || ext == ".mht" || ext == ".mhtml" || htmlExts[ext]) && looksBinary(data):
+		return newError(ErrUnsupported, path,
+			fmt.Sprintf("a %s file that is not text: it looks like %s", strings.TrimPrefix(ext, "."), describe(data)), nil)
+	case ext == ".doc":
+		return newError(ErrUnsupported, path, "old Word (.doc) files are not supported; save it as .docx or PDF", nil)
+	case docxExts[ext]:
+		doc.Kind = KindDOCX
+		return readDOCX(ctx, doc, data)
+	case ext == ".epub":
+		doc.Kind = KindEPUB
+		return readEPUB(ctx, doc, data)
+	case ext == ".eml":
+		doc.Kind = KindEmail
+		return readEML(ctx, doc, data)
+	case ext == ".mht" || ext == ".mhtml":
+		doc.Kind = KindHTML
+		return readMHTML(ctx, doc, data)
+	case htmlExts[ext]:
+		doc.Kind = KindHTML
+		return readHTML(ctx, doc, data)
+	case ext == ".json" && isThread(data):
+		doc.Kind = KindThread
+		return readThread(ctx, doc, data)
+	case ext == ".json" && isCaptions(data):
+		doc.Kind = KindVideo
+		return readCaptions(ctx, doc, data)
+	case textExts[ext] || isCode(path):
+		if looksBinary(data) {
+			return newError(ErrUnsupported, path,
+				fmt.Sprintf("a %s file that is not text: it looks like %s", strings.TrimPrefix(ext, "."), describe(data)), nil)
+		}
+		if textExts[ext] {
+			doc.Kind = KindText
+			return readText(ctx, doc, data, ext, opts.Progress)
+		}
+		doc.Kind = KindCode
+		return readCode(ctx, doc, data)
+	default:
+		detail := "files without an extension are not supported"
+		if ext != "" {
+			detail = ext + " files are not supported yet"
+		}
+		return newError(ErrUnsupported, path, detail, nil)
+	}
 }
 
 // Admit checks, without reading it, that the file at path can be read: it

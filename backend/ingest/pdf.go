@@ -300,39 +300,7 @@ func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) erro
 		return newError(ErrCorrupt, path, "its page tree is broken", nil)
 	}
 
-	var texts []string
-	mayHaveImage := func(int) bool { return true }
-	if native != nil {
-		texts = native.texts
-		if res != nil {
-			for _, i := range native.fallback {
-				if i < len(res.pages) {
-					texts[i] = res.pages[i]
-				}
-			}
-			st.warnings = append(st.warnings, res.warnings...)
-			respaceFallback(ctx, st.ctx, data, opts.Password, texts, native.fallback, &st)
-		}
-		mayHaveImage = func(i int) bool { return native.images[i] }
-	} else {
-		texts = res.pages
-		if perr != nil {
-			// pdfcpu is stricter than viewers; PDFium repairs what it can, as
-			// viewers do, so its reading stands, with a warning.
-			st = structure{
-				pages:   len(res.pages),
-				title:   res.title,
-				author:  res.author,
-				outline: res.outline,
-				warnings: []string{"The PDF's structure is damaged (" + corruptDetail(perr) +
-					"); its text was recovered, but some pages may be missing."},
-			}
-		} else if len(res.pages) != st.pages {
-			st.warnings = append(st.warnings, fmt.Sprintf("PDFium sees %d pages where pdfcpu sees %d; page numbers follow pdfcpu.", len(res.pages), st.pages))
-		}
-		st.warnings = append(st.warnings, res.warnings...)
-	}
-
+	texts, mayHaveImage := pageTexts(ctx, data, opts.Password, native, res, perr, &st)
 	texts = texts[:min(len(texts), st.pages)]
 	ocr, err := ocrCandidates(ctx, data, opts.Password, texts, mayHaveImage, opts.OCR)
 	if err != nil {
@@ -359,6 +327,51 @@ func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) erro
 	doc.Author = cleanLine(st.author)
 	doc.Title = chooseTitle(st.title, doc.Pages, path)
 
+	return noTextError(doc, ocr)
+}
+
+// pageTexts is the text of each page: our own reading with PDFium's for the pages it
+// read again, or PDFium's alone when pdfcpu could not read the file (st then describes
+// what PDFium saw); mayHaveImage says which pages may hold an image to OCR. Warnings
+// go to st.
+func pageTexts(ctx context.Context, data []byte, password string, native *nativeResult, res *extraction, perr error, st *structure) (texts []string, mayHaveImage func(int) bool) {
+	mayHaveImage = func(int) bool { return true }
+	if native != nil {
+		texts = native.texts
+		if res != nil {
+			for _, i := range native.fallback {
+				if i < len(res.pages) {
+					texts[i] = res.pages[i]
+				}
+			}
+			st.warnings = append(st.warnings, res.warnings...)
+			respaceFallback(ctx, st.ctx, data, password, texts, native.fallback, st)
+		}
+		mayHaveImage = func(i int) bool { return native.images[i] }
+	} else {
+		texts = res.pages
+		if perr != nil {
+			// pdfcpu is stricter than viewers; PDFium repairs what it can, as
+			// viewers do, so its reading stands, with a warning.
+			*st = structure{
+				pages:   len(res.pages),
+				title:   res.title,
+				author:  res.author,
+				outline: res.outline,
+				warnings: []string{"The PDF's structure is damaged (" + corruptDetail(perr) +
+					"); its text was recovered, but some pages may be missing."},
+			}
+		} else if len(res.pages) != st.pages {
+			st.warnings = append(st.warnings, fmt.Sprintf("PDFium sees %d pages where pdfcpu sees %d; page numbers follow pdfcpu.", len(res.pages), st.pages))
+		}
+		st.warnings = append(st.warnings, res.warnings...)
+	}
+
+	return texts, mayHaveImage
+}
+
+// noTextError is nil when a page of doc has text, else why none has.
+func noTextError(doc *Document, ocr *ocrResult) error {
 	for _, p := range doc.Pages {
 		if p.Text != "" {
 			return nil
@@ -366,13 +379,13 @@ func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) erro
 	}
 	switch {
 	case ocr.missing:
-		return newError(ErrNoText, path, "", ErrOCRMissing)
+		return newError(ErrNoText, doc.Path, "", ErrOCRMissing)
 	case ocr.off:
-		return newError(ErrNoText, path, "OCR is switched off", nil)
+		return newError(ErrNoText, doc.Path, "OCR is switched off", nil)
 	case ocr.scanned > 0:
-		return newError(ErrNoText, path, "OCR found no text on its scanned pages", nil)
+		return newError(ErrNoText, doc.Path, "OCR found no text on its scanned pages", nil)
 	}
-	return newError(ErrNoText, path, "", nil)
+	return newError(ErrNoText, doc.Path, "", nil)
 }
 
 // hasEOF reports whether the last KiB of data holds the %%EOF marker that

@@ -47,7 +47,7 @@ type anthropicText struct {
 }
 
 type anthropicMessage struct {
-	Role    string          `json:"role"`
+	Role    Role            `json:"role"`
 	Content []anthropicText `json:"content"`
 }
 
@@ -121,12 +121,12 @@ func anthropicBody(req ChatRequest) anthropicRequest {
 	var system []string
 	for _, m := range req.Messages {
 		switch m.Role {
-		case "system":
+		case RoleSystem:
 			system = append(system, m.Content)
-		case "assistant":
-			body.Messages = append(body.Messages, anthropicMessage{Role: "assistant", Content: []anthropicText{{"text", m.Content}}})
+		case RoleAssistant:
+			body.Messages = append(body.Messages, anthropicMessage{Role: RoleAssistant, Content: []anthropicText{{"text", m.Content}}})
 		default:
-			body.Messages = append(body.Messages, anthropicMessage{Role: "user", Content: []anthropicText{{"text", m.Content}}})
+			body.Messages = append(body.Messages, anthropicMessage{Role: RoleUser, Content: []anthropicText{{"text", m.Content}}})
 		}
 	}
 	if len(system) > 0 {

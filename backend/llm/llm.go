@@ -23,10 +23,19 @@ type Provider interface {
 	Name() string
 }
 
+// Role is who speaks a message.
+type Role string
+
+// Roles of a conversation, as the providers' APIs spell them.
+const (
+	RoleSystem    Role = "system"    // the instructions
+	RoleUser      Role = "user"      // the user's words (and the passages given with them)
+	RoleAssistant Role = "assistant" // the model's replies
+)
+
 // Message is one turn of a conversation.
 type Message struct {
-	// Role is "system", "user" or "assistant".
-	Role string `json:"role"`
+	Role Role `json:"role"`
 	// Content is the message text.
 	Content string `json:"content"`
 }

@@ -321,7 +321,7 @@ func (o *Ollama) Chat(ctx context.Context, req ChatRequest, fn func(Delta) error
 		Format:   req.Format,
 	}
 	for i, m := range req.Messages {
-		areq.Messages[i] = api.Message{Role: m.Role, Content: m.Content}
+		areq.Messages[i] = api.Message{Role: string(m.Role), Content: m.Content}
 	}
 	if req.KeepAlive != 0 {
 		areq.KeepAlive = &api.Duration{Duration: req.KeepAlive}

@@ -36,7 +36,7 @@ func NewOpenAI(opt CloudOptions) *OpenAI {
 func (o *OpenAI) Name() string { return "openai" }
 
 type openAIMessage struct {
-	Role    string `json:"role"`
+	Role    Role   `json:"role"`
 	Content string `json:"content"`
 }
 
@@ -84,8 +84,8 @@ func (o *OpenAI) Chat(ctx context.Context, req ChatRequest, fn func(Delta) error
 	}
 	for _, m := range req.Messages {
 		role := m.Role
-		if role != "system" && role != "assistant" {
-			role = "user"
+		if role != RoleSystem && role != RoleAssistant {
+			role = RoleUser
 		}
 		body.Messages = append(body.Messages, openAIMessage{Role: role, Content: m.Content})
 	}

@@ -131,7 +131,7 @@ const modelPrompt = `You read one message a user wrote to a study assistant and 
 func modelCandidates(ctx context.Context, model llm.Provider, req llm.ChatRequest, userMessage string) []Candidate {
 	zero := 0.0
 	req.MaxTokens, req.Temperature = 128, &zero
-	req.Messages = []llm.Message{{Role: "system", Content: modelPrompt}, {Role: "user", Content: userMessage}}
+	req.Messages = []llm.Message{{Role: llm.RoleSystem, Content: modelPrompt}, {Role: llm.RoleUser, Content: userMessage}}
 	var out strings.Builder
 	_, err := model.Chat(ctx, req, func(d llm.Delta) error {
 		out.WriteString(d.Text)

@@ -137,7 +137,7 @@ func ModelJudge(chat llm.Provider, model string) func(ctx context.Context, c lib
 			var b strings.Builder
 			_, err := chat.Chat(ctx, llm.ChatRequest{
 				Model:       model,
-				Messages:    []llm.Message{{Role: "system", Content: judgePrompt}, {Role: "user", Content: user}},
+				Messages:    []llm.Message{{Role: llm.RoleSystem, Content: judgePrompt}, {Role: llm.RoleUser, Content: user}},
 				Temperature: &temp,
 				MaxTokens:   400,
 				NumCtx:      4096,

@@ -147,8 +147,8 @@ func askCards(ctx context.Context, chat llm.Provider, model, text string, n int,
 	_, err := chat.Chat(ctx, llm.ChatRequest{
 		Model: model,
 		Messages: []llm.Message{
-			{Role: "system", Content: fmt.Sprintf(cardPrompt, n)},
-			{Role: "user", Content: text},
+			{Role: llm.RoleSystem, Content: fmt.Sprintf(cardPrompt, n)},
+			{Role: llm.RoleUser, Content: text},
 		},
 		Temperature: &temp,
 		MaxTokens:   700*n + 50, // the schema's longest reply, a token a byte

@@ -594,7 +594,7 @@ export type SummaryStart = {
   id: string;
   doc_id: string;
   title: string;
-  scope: string;
+  scope: SummaryScope;
   steps: number;
   passages: Passage[];
 };
@@ -912,6 +912,9 @@ export type Result = {
   duration?: number;
 };
 
+/** github.com/carrel-app/carrel/backend/engine.SummaryScope */
+export type SummaryScope = "document" | "section" | "selection";
+
 /** github.com/carrel-app/carrel/backend/engine.SummarySection */
 export type SummarySection = {
   section: string;
@@ -924,7 +927,7 @@ export type SummarySection = {
 export type Summary = {
   doc_id: string;
   title: string;
-  scope: string;
+  scope: SummaryScope;
   mode: AnswerMode;
   sections: SummarySection[];
   passages: Passage[];
