@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/wailsapp/wails/v2"
@@ -62,8 +63,9 @@ func RunDesktop(d Desktop) error {
 		runtime.BrowserOpenURL(wctx, u.String())
 		return nil
 	}
-	// The frontend's calls wait at the gate until the library is open (OnStartup).
+	// The frontend's calls wait at the gate until the library is open (OnDomReady).
 	open := a.ws.OpenLater()
+	var opened sync.Once
 	a.openFiles(d.Files)
 	a.openDialog = func() ([]string, error) {
 		return runtime.OpenMultipleFilesDialog(wctx, runtime.OpenDialogOptions{
@@ -114,21 +116,30 @@ func RunDesktop(d Desktop) error {
 		// DisableWebViewDrop must stay false: on Linux (Wails 2.9.2) true removes the webview
 		// as a drop target and OnFileDrop never fires; the frontend stops navigation itself.
 		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true},
-		OnStartup: func(ctx context.Context) {
-			wctx = ctx
-			eng, err := d.Open()
-			if err != nil {
-				slog.Error("opening the library", "err", err)
-				runtime.MessageDialog(ctx, runtime.MessageDialogOptions{
-					Type: runtime.ErrorDialog, Title: "Carrel cannot open its library",
-					Message: fmt.Sprintf("%v\n\nThe log is in %s.", err, d.LogDir),
+		OnStartup:   func(ctx context.Context) { wctx = ctx },
+		// The library is opened once the page has loaded, not beside the window's creation
+		// (OnStartup): there its open took CPU from GTK and WebKit starting up, on the way to
+		// the first drawn window, while the page's first calls wait at the gate anyway. The
+		// single-instance check has passed by then on every platform. Not on Wails' message
+		// goroutine, which carries the page's calls; once, though a reload loads it again.
+		OnDomReady: func(ctx context.Context) {
+			go func() {
+				opened.Do(func() {
+					eng, err := d.Open()
+					if err != nil {
+						slog.Error("opening the library", "err", err)
+						runtime.MessageDialog(ctx, runtime.MessageDialogOptions{
+							Type: runtime.ErrorDialog, Title: "Carrel cannot open its library",
+							Message: fmt.Sprintf("%v\n\nThe log is in %s.", err, d.LogDir),
+						})
+						runtime.Quit(ctx)
+						return // the gate stays shut: no call may reach a library that is not there
+					}
+					open(ctx, eng)
 				})
-				runtime.Quit(ctx)
-				return // the gate stays shut: no call may reach a library that is not there
-			}
-			open(ctx, eng)
+				a.windowReady()
+			}()
 		},
-		OnDomReady: func(context.Context) { a.windowReady() },
 		SingleInstanceLock: &options.SingleInstanceLock{
 			UniqueId: SingleInstanceID,
 			OnSecondInstanceLaunch: func(s options.SecondInstanceData) {

@@ -12,9 +12,9 @@ import (
 // HandOver gives files (absolute paths; none just brings the window forward) to a Carrel
 // window this user already has open, and reports whether one took them. It speaks to the
 // D-Bus object Wails' single-instance lock exports in the running window. Wails makes the
-// same check itself, but only after the library has been opened (OnStartup runs beside it
-// on Linux), and the library must not be opened, let alone recovered, by a second process
-// while the first is writing to it.
+// same check itself, but only once GTK and its window are set up, which a second launch
+// need not pay for; and the library, opened once the page has loaded, must never be opened,
+// let alone recovered, by a second process while the first is writing to it.
 func HandOver(files []string) bool {
 	conn, err := dbus.ConnectSessionBus()
 	if err != nil {
