@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"strings"
 
 	"github.com/carrel-app/carrel/backend/cache"
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/llm"
 )
 
 // CacheStatus says how the cache matches questions now.
@@ -109,20 +109,7 @@ func (a *Asker) CalibrateCache(ctx context.Context, pairs []cache.Pair) (cache.C
 	}
 	cos := make([]float64, len(pairs))
 	for i := range pairs {
-		cos[i] = cosine(vecs[2*i], vecs[2*i+1])
+		cos[i] = llm.Cosine(vecs[2*i], vecs[2*i+1])
 	}
 	return cache.Calibrate(emb.Model, pairs, cos), nil
-}
-
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range min(len(a), len(b)) {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }

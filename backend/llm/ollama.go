@@ -284,6 +284,24 @@ func normalize(v []float32) []float32 {
 	return v
 }
 
+// Cosine is the cosine similarity of two embeddings: 0 when their lengths differ (two
+// models' vectors) or either is all zeros.
+func Cosine(a, b []float32) float64 {
+	if len(a) != len(b) || len(a) == 0 {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
 // ContextLength returns the context length the model was trained with
 // (<architecture>.context_length in /api/show). Ollama does not use it by
 // default; pass it, or a smaller window, as [ChatRequest.NumCtx].

@@ -69,10 +69,10 @@ func Mark(ctx context.Context, c library.Card, given string, opt MarkOptions) (M
 		if err != nil || len(vecs) != len(texts) {
 			errs = append(errs, fmt.Errorf("mark by meaning: %w", errOr(err, "the embedder returned too few vectors")))
 		} else {
-			m.Similarity = cosine(vecs[0], vecs[1])
+			m.Similarity = llm.Cosine(vecs[0], vecs[1])
 			closest := -1.0
 			for _, v := range vecs[2:] {
-				closest = math.Max(closest, cosine(vecs[0], v))
+				closest = math.Max(closest, llm.Cosine(vecs[0], v))
 			}
 			m.Closest = closest
 			if !m.Correct && m.Similarity >= minMeaning && m.Similarity >= closest+meaningMargin {
@@ -98,22 +98,6 @@ func errOr(err error, msg string) error {
 		return err
 	}
 	return errors.New(msg)
-}
-
-func cosine(a, b []float32) float64 {
-	if len(a) != len(b) || len(a) == 0 {
-		return 0
-	}
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 // judgeSchema is the verdict a judge model must give (Ollama's structured outputs).
