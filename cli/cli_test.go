@@ -28,6 +28,24 @@ func carrel(t *testing.T, args ...string) []byte {
 	return out.Bytes()
 }
 
+// waldenCLI makes a library on the test Ollama (answers of 12 tokens) with a one-line note
+// on Walden ingested, and returns the flags that open it and a runner of carrel commands
+// with those flags.
+func waldenCLI(t *testing.T) (flags []string, run func(args ...string) []byte) {
+	t.Helper()
+	srv := testollama.Start(t)
+	dir := t.TempDir()
+	note := filepath.Join(dir, "walden.md")
+	if err := os.WriteFile(note, []byte("# Walden\n\nThoreau lived in the woods by Walden Pond and planted beans.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flags = []string{"--library", filepath.Join(dir, "lib"), "--ollama-host", srv.Host, "--chat-model", srv.ChatModel,
+		"--embed-model", srv.EmbedModel, "--max-tokens", "12"}
+	run = func(args ...string) []byte { return carrel(t, append(append([]string{}, flags...), args...)...) }
+	run("ingest", note)
+	return flags, run
+}
+
 func ingestResults(t *testing.T, out []byte) []engine.Result {
 	t.Helper()
 	var rs []engine.Result

@@ -3,12 +3,10 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/carrel-app/carrel/internal/testollama"
 )
 
 // verifies the cache and memory through the CLI with a real Ollama server: a repeated
@@ -17,14 +15,7 @@ import (
 // learnt from the user's words and listed, added, edited, removed and turned off, and bad
 // input is a usage error.
 func TestCacheAndMemoryCLI(t *testing.T) {
-	srv := testollama.Start(t)
-	dir := t.TempDir()
-	note := filepath.Join(dir, "walden.md")
-	os.WriteFile(note, []byte("# Walden\n\nThoreau lived in the woods by Walden Pond and planted beans.\n"), 0o644)
-	flags := []string{"--library", filepath.Join(dir, "lib"), "--ollama-host", srv.Host, "--chat-model", srv.ChatModel,
-		"--embed-model", srv.EmbedModel, "--max-tokens", "12"}
-	run := func(args ...string) []byte { return carrel(t, append(append([]string{}, flags...), args...)...) }
-	run("ingest", note)
+	flags, run := waldenCLI(t)
 
 	type answer struct {
 		Answer string `json:"answer"`

@@ -8,21 +8,13 @@ import (
 	"testing"
 
 	"github.com/carrel-app/carrel/backend/library"
-	"github.com/carrel-app/carrel/internal/testollama"
 )
 
 // verifies study sessions through the CLI with a real Ollama server: ask --json starts a
 // session (keeping the README's output shape), ask --session continues it, and sessions
 // list/show/export/rename/delete work on it.
 func TestSessionsCLI(t *testing.T) {
-	srv := testollama.Start(t)
-	dir := t.TempDir()
-	note := filepath.Join(dir, "walden.md")
-	os.WriteFile(note, []byte("# Walden\n\nThoreau lived in the woods by Walden Pond and planted beans.\n"), 0o644)
-	flags := []string{"--library", filepath.Join(dir, "lib"), "--ollama-host", srv.Host, "--chat-model", srv.ChatModel,
-		"--embed-model", srv.EmbedModel, "--max-tokens", "12"}
-	run := func(args ...string) []byte { return carrel(t, append(append([]string{}, flags...), args...)...) }
-	run("ingest", note)
+	_, run := waldenCLI(t)
 
 	var first map[string]any
 	if err := json.Unmarshal(run("ask", "--json", "Where did Thoreau live?"), &first); err != nil {
@@ -46,7 +38,7 @@ func TestSessionsCLI(t *testing.T) {
 		t.Fatalf("sessions list: %+v", list)
 	}
 	run("sessions", "rename", sid, "Walden", "Pond")
-	out := filepath.Join(dir, "session.md")
+	out := filepath.Join(t.TempDir(), "session.md")
 	run("sessions", "export", "--out", out, sid)
 	md, _ := os.ReadFile(out)
 	if !strings.HasPrefix(string(md), "# Walden Pond\n") || !strings.Contains(string(md), "## References") {
