@@ -225,12 +225,7 @@ func fakeRewritingOpenAI(t *testing.T) (*httptest.Server, *atomic.Int32) {
 		if strings.Contains(string(body), "You rewrite follow-up questions") {
 			text, pt, ct = "What did Thoreau plant?", 10, 5
 		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, openAIChunk(`{"role":"assistant","content":""}`, "null", "null"))
-		io.WriteString(w, openAIChunk(`{"content":"`+text+`"}`, "null", "null"))
-		io.WriteString(w, openAIChunk(`{}`, `"stop"`, "null"))
-		io.WriteString(w, openAIChunk("", "null", fmt.Sprintf(`{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}`, pt, ct, pt+ct)))
-		io.WriteString(w, "data: [DONE]\n\n")
+		openAIStream(w, fmt.Sprintf(`{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}`, pt, ct, pt+ct), text)
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &calls

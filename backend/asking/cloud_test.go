@@ -2,6 +2,7 @@ package asking_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +32,20 @@ func openAIChunk(delta, finish, usage string) string {
 		choices + `,"usage":` + usage + "}\n\n"
 }
 
+// openAIStream writes OpenAI's chat completion stream of an answer: the assistant's role,
+// the text in pieces, the stop, the usage chunk (usage is its JSON) and [DONE].
+func openAIStream(w http.ResponseWriter, usage string, pieces ...string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	io.WriteString(w, openAIChunk(`{"role":"assistant","content":""}`, "null", "null"))
+	for _, p := range pieces {
+		content, _ := json.Marshal(p)
+		io.WriteString(w, openAIChunk(`{"content":`+string(content)+`}`, "null", "null"))
+	}
+	io.WriteString(w, openAIChunk(`{}`, `"stop"`, "null"))
+	io.WriteString(w, openAIChunk("", "null", usage))
+	io.WriteString(w, "data: [DONE]\n\n")
+}
+
 // fakeOpenAI serves OpenAI's chat completion stream (with include_usage) for every
 // request: the answer in two pieces, then a usage chunk.
 func fakeOpenAI(t *testing.T, promptTokens, completionTokens int) (*httptest.Server, *atomic.Int32) {
@@ -44,14 +59,8 @@ func fakeOpenAI(t *testing.T, promptTokens, completionTokens int) (*httptest.Ser
 			io.WriteString(w, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`)
 			return
 		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, openAIChunk(`{"role":"assistant","content":""}`, "null", "null"))
-		io.WriteString(w, openAIChunk(`{"content":"Thoreau planted beans"}`, "null", "null"))
-		io.WriteString(w, openAIChunk(`{"content":" and potatoes."}`, "null", "null"))
-		io.WriteString(w, openAIChunk(`{}`, `"stop"`, "null"))
-		io.WriteString(w, openAIChunk("", "null", fmt.Sprintf(`{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d,"prompt_tokens_details":{"cached_tokens":0}}`,
-			promptTokens, completionTokens, promptTokens+completionTokens)))
-		io.WriteString(w, "data: [DONE]\n\n")
+		openAIStream(w, fmt.Sprintf(`{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d,"prompt_tokens_details":{"cached_tokens":0}}`,
+			promptTokens, completionTokens, promptTokens+completionTokens), "Thoreau planted beans", " and potatoes.")
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &calls
