@@ -2,9 +2,6 @@ package library
 
 import (
 	"context"
-	"database/sql"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -66,20 +63,7 @@ func TestReplaceTree(t *testing.T) {
 // kept and listed for re-chunking, and its page texts readable for it.
 func TestMigrateUnparented(t *testing.T) {
 	ctx := context.Background()
-	frozen, err := os.ReadFile(filepath.Join("testdata", "schema_v1.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	raw, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, DBName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := raw.Exec(string(frozen)); err != nil {
-		t.Fatal(err)
-	}
-	raw.Close()
-	l, err := Open(dir)
+	l, err := Open(frozenV1(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,11 +45,10 @@ func schemaOf(t *testing.T, db *sql.DB) map[string]string {
 	return out
 }
 
-// verifies a v1 library (frozen in testdata) migrates to the current schema with its
-// documents, pages and chunks intact, ends with the same schema as a fresh library, and
-// that opening it again changes nothing.
-func TestMigrateV1(t *testing.T) {
-	ctx := context.Background()
+// frozenV1 writes the frozen v1 library (testdata/schema_v1.sql: a library from before
+// sessions and parents) into a new folder and returns the folder.
+func frozenV1(t *testing.T) string {
+	t.Helper()
 	frozen, err := os.ReadFile(filepath.Join("testdata", "schema_v1.sql"))
 	if err != nil {
 		t.Fatal(err)
@@ -59,11 +58,19 @@ func TestMigrateV1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer raw.Close()
 	if _, err := raw.Exec(string(frozen)); err != nil {
 		t.Fatalf("load frozen v1 library: %v", err)
 	}
-	raw.Close()
+	return dir
+}
 
+// verifies a v1 library (frozen in testdata) migrates to the current schema with its
+// documents, pages and chunks intact, ends with the same schema as a fresh library, and
+// that opening it again changes nothing.
+func TestMigrateV1(t *testing.T) {
+	ctx := context.Background()
+	dir := frozenV1(t)
 	l, err := Open(dir)
 	if err != nil {
 		t.Fatalf("migrate v1: %v", err)
