@@ -1,6 +1,6 @@
 // What the viewer shows: a document, a page, and the passage to highlight there.
 
-import type { Citation, ClaimSpan } from '../types';
+import type { Citation, ClaimSpan, Document, StudyCard } from '../types';
 
 export type ViewTarget = {
   docID: string;
@@ -42,6 +42,19 @@ export class ViewerState {
       start: c.start ?? 0,
       passage: c.text,
       focus: span && span.end > span.start ? { start: span.start, end: span.end, quote: span.quote } : null,
+    });
+  };
+
+  /** Opens a flashcard's passage (its context) on its pages; doc is its document if listed. */
+  showCard = (c: StudyCard, title: string, doc?: Document): void => {
+    this.show({
+      docID: c.doc_id,
+      title,
+      path: doc?.path ?? '',
+      kind: doc?.kind ?? '',
+      page: c.page,
+      pageEnd: Math.max(c.page, c.page_end),
+      passage: c.context,
     });
   };
 
