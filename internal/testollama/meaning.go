@@ -71,6 +71,27 @@ type createResult struct {
 	err  error
 }
 
+// createOnce creates name on s once per server and name (later calls return the first
+// call's result), from the Modelfile that modelfile writes out and returns.
+func (s *Server) createOnce(ctx context.Context, name string, modelfile func() (string, error)) error {
+	v, _ := created.LoadOrStore(s.Host+" "+name, &createResult{})
+	r := v.(*createResult)
+	r.once.Do(func() {
+		bin, err := Binary()
+		if err != nil {
+			r.err = err
+			return
+		}
+		mf, err := modelfile()
+		if err != nil {
+			r.err = err
+			return
+		}
+		r.err = create(ctx, bin, s, s.dir, name, mf)
+	})
+	return r.err
+}
+
 // CreateMeaningModel creates [MeaningEmbedModel] on s (once per server) and returns its
 // name.
 func (s *Server) CreateMeaningModel(ctx context.Context) (string, error) {
@@ -80,30 +101,20 @@ func (s *Server) CreateMeaningModel(ctx context.Context) (string, error) {
 // CreateModel writes the model opts describe and creates it on s as name, once per server
 // and name (later calls return the first call's result).
 func (s *Server) CreateModel(ctx context.Context, name string, opts gguf.Options) error {
-	v, _ := created.LoadOrStore(s.Host+" "+name, &createResult{})
-	r := v.(*createResult)
-	r.once.Do(func() {
-		bin, err := Binary()
-		if err != nil {
-			r.err = err
-			return
-		}
+	return s.createOnce(ctx, name, func() (string, error) {
 		f, err := os.Create(filepath.Join(s.dir, name+".gguf"))
 		if err != nil {
-			r.err = fmt.Errorf("write model: %w", err)
-			return
+			return "", fmt.Errorf("write model: %w", err)
 		}
 		err = gguf.Write(f, opts)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
-			r.err = fmt.Errorf("write model %s: %w", name, err)
-			return
+			return "", fmt.Errorf("write model %s: %w", name, err)
 		}
-		r.err = create(ctx, bin, s, s.dir, name, "FROM ./"+name+".gguf\nPARAMETER num_thread 1\n")
+		return "FROM ./" + name + ".gguf\nPARAMETER num_thread 1\n", nil
 	})
-	return r.err
 }
 
 // MeaningModel creates [MeaningEmbedModel] on the shared test server and returns its

@@ -121,22 +121,13 @@ func copyChecked(src, dst string) error {
 // CreateMiniLM creates [MiniLMModel] on s (once per server, fetching the weights first if
 // needed) and returns its name.
 func (s *Server) CreateMiniLM(ctx context.Context) (string, error) {
-	v, _ := created.LoadOrStore(s.Host+" "+MiniLMModel, &createResult{})
-	r := v.(*createResult)
-	r.once.Do(func() {
-		bin, err := Binary()
-		if err != nil {
-			r.err = err
-			return
-		}
+	return MiniLMModel, s.createOnce(ctx, MiniLMModel, func() (string, error) {
 		path, err := MiniLMPath()
 		if err != nil {
-			r.err = err
-			return
+			return "", err
 		}
-		r.err = create(ctx, bin, s, s.dir, MiniLMModel, fmt.Sprintf(miniLMModelfile, path))
+		return fmt.Sprintf(miniLMModelfile, path), nil
 	})
-	return MiniLMModel, r.err
 }
 
 // StartMiniLMServer starts an empty server ([StartEmptyServer]) and creates [MiniLMModel]
