@@ -43,17 +43,24 @@ func (r *openRecorder) get() ([]Document, map[string]bool) {
 	return append([]Document(nil), r.opened...), ready
 }
 
+// recordedApp starts an App on a new library whose events rec records; it stops when
+// the test ends.
+func recordedApp(t *testing.T) (*App, *openRecorder) {
+	t.Helper()
+	rec := &openRecorder{ready: map[string]bool{}}
+	a := New(testengine.Open(t, engine.Config{}), rec)
+	a.start(context.Background())
+	t.Cleanup(a.stop)
+	return a, rec
+}
+
 // verifies files given from outside (carrel FILE..., a second launch): given before the
 // window is ready they wait for it; then each file is added and its document opened once
 // read, a file already in the library is opened again, and a folder's files are added but
 // not opened.
 func TestOpenFiles(t *testing.T) {
-	lib, dir := t.TempDir(), t.TempDir()
-	eng := testengine.Open(t, engine.Config{Dir: lib})
-	rec := &openRecorder{ready: map[string]bool{}}
-	a := New(eng, rec)
-	a.start(context.Background())
-	defer a.stop()
+	a, rec := recordedApp(t)
+	dir := t.TempDir()
 
 	note := filepath.Join(dir, "note.md")
 	os.WriteFile(note, []byte("# Mitochondria\n\nThe mitochondrion makes ATP for the cell.\n"), 0o644)
@@ -121,12 +128,8 @@ func (r *openRecorder) counts() (known []Document, ready int) {
 // already is, so the window can say "Already in your library" (issue 19, item 5); a new
 // file is not.
 func TestAddKnownFile(t *testing.T) {
-	lib, dir := t.TempDir(), t.TempDir()
-	eng := testengine.Open(t, engine.Config{Dir: lib})
-	rec := &openRecorder{ready: map[string]bool{}}
-	a := New(eng, rec)
-	a.start(context.Background())
-	defer a.stop()
+	a, rec := recordedApp(t)
+	dir := t.TempDir()
 	a.windowReady()
 
 	note, copied := filepath.Join(dir, "note.md"), filepath.Join(dir, "copy of note.md")
