@@ -26,6 +26,7 @@ import (
 	"github.com/carrel-app/carrel/backend/online"
 	"github.com/carrel-app/carrel/backend/retrieve"
 	"github.com/carrel-app/carrel/backend/settings"
+	"github.com/carrel-app/carrel/backend/summary"
 )
 
 // Engine is an open library with its indexes and model connection. It is safe for
@@ -38,11 +39,13 @@ type Engine struct {
 	ollama *llm.Ollama
 	// in takes documents in (intake.go); answers is the answer cache, asker the
 	// sessions and asking over it, memory what is kept about the user (asking.go).
-	in      *intake.Intake
-	answers *cache.Answers
-	asker   *asking.Asker
-	memory  *memory.Store
-	lock    *library.Lock // this process's hold on the library folder
+	in *intake.Intake
+	// summaries makes study summaries (summary.go).
+	summaries *summary.Summaries
+	answers   *cache.Answers
+	asker     *asking.Asker
+	memory    *memory.Store
+	lock      *library.Lock // this process's hold on the library folder
 
 	// cfgMu guards cfg.ChatModel and cfg.EmbedModel, which SetModels changes.
 	cfgMu sync.RWMutex
@@ -127,6 +130,7 @@ func Open(cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, lib: lib, lex: lex, vec: vec, ollama: newOllama(cfg), numCtx: map[string]int{},
 		readOnly: readOnly, hosts: hosts, baseDial: baseDial}
 	e.in = intake.New(intakePort{e}, intake.Stores{Dir: cfg.Dir, Lib: lib, Lex: lex, Vec: vec, EmbedBatch: cfg.EmbedBatch})
+	e.summaries = summary.New(summaryPort{e}, lib)
 	if err := e.openAnswers(context.Background(), readOnly, &notices); err != nil {
 		e.Close()
 		return nil, library.Explain(cfg.Dir, err)

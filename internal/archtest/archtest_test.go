@@ -29,6 +29,7 @@ var layers = map[string]int{
 	"backend/engine":         4, // the coordinator
 	"backend/asking":         5, // sessions: the steps of one question, saving, resuming
 	"backend/intake":         5, // taking documents in: the queue, storing, indexing, embedding
+	"backend/summary":        5, // study summaries: map over sections, reduce, every sentence grounded
 	"backend/chat":           6, // answering: prompt, model call, citations
 	"backend/chunk":          6, // cutting documents into passages
 	"backend/retrieve":       6, // finding passages

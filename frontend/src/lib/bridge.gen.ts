@@ -463,7 +463,7 @@ export type Status = {
   notices?: string[];
 };
 
-/** github.com/carrel-app/carrel/backend/engine.SummaryRequest */
+/** github.com/carrel-app/carrel/backend/summary.SummaryRequest */
 export type SummaryRequest = {
   doc_id: string;
   session_id: string;
@@ -801,7 +801,7 @@ export type LlmStatus = {
   error?: string;
 };
 
-/** github.com/carrel-app/carrel/backend/engine.Selection */
+/** github.com/carrel-app/carrel/backend/summary.Selection */
 export type Selection = {
   page: number;
   page_end: number;
@@ -912,10 +912,10 @@ export type Result = {
   duration?: number;
 };
 
-/** github.com/carrel-app/carrel/backend/engine.SummaryScope */
+/** github.com/carrel-app/carrel/backend/summary.SummaryScope */
 export type SummaryScope = "document" | "section" | "selection";
 
-/** github.com/carrel-app/carrel/backend/engine.SummarySection */
+/** github.com/carrel-app/carrel/backend/summary.SummarySection */
 export type SummarySection = {
   section: string;
   text: string;
@@ -923,7 +923,7 @@ export type SummarySection = {
   overview?: boolean;
 };
 
-/** github.com/carrel-app/carrel/backend/engine.Summary */
+/** github.com/carrel-app/carrel/backend/summary.Summary */
 export type Summary = {
   doc_id: string;
   title: string;

@@ -1,4 +1,4 @@
-package engine
+package summary_test
 
 import (
 	"context"
@@ -10,7 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/chat"
+	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/summary"
+	"github.com/carrel-app/carrel/internal/testengine"
 	"github.com/carrel-app/carrel/internal/testollama"
 )
 
@@ -45,12 +49,12 @@ var markerRE = regexp.MustCompile(`\[(\d+)\]`)
 // kept cites a passage of its own section (the overview: of the document).
 func TestSummaryMapReduce(t *testing.T) {
 	ctx := context.Background()
-	eng := openEngine(t, Config{})
+	eng := testengine.Open(t, engine.Config{})
 	res, err := eng.Intake().IngestFile(ctx, summaryDoc(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, groups, err := eng.summaryPlan(ctx, SummaryRequest{DocID: res.DocID})
+	sum, groups, err := summary.Plan(ctx, eng.Library(), summary.SummaryRequest{DocID: res.DocID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +64,7 @@ func TestSummaryMapReduce(t *testing.T) {
 	complete := func(ctx context.Context, system, user string, onToken func(string) error) (string, error) {
 		maxPrompt = max(maxPrompt, chat.EstimateTokens(system)+chat.EstimateTokens(user))
 		var reply string
-		if system == reducePrompt {
+		if system == summary.ReducePrompt {
 			calls["reduce"]++
 			// Keeps the first marker it is given, and adds a sentence of nothing.
 			m := markerRE.FindString(user)
@@ -81,14 +85,13 @@ func TestSummaryMapReduce(t *testing.T) {
 		}
 		return reply, nil
 	}
-	var events []SummaryEvent
-	s := &summarizer{complete: complete, budget: numCtx - summaryOut - summaryMargin, passages: sum.Passages, sum: sum,
-		fn: func(ev SummaryEvent) error { events = append(events, ev); return nil }}
-	if err := s.run(ctx, groups); err != nil {
+	var events []summary.SummaryEvent
+	budget, err := summary.Run(ctx, complete, numCtx, sum, groups, func(ev summary.SummaryEvent) error { events = append(events, ev); return nil })
+	if err != nil {
 		t.Fatal(err)
 	}
-	if maxPrompt > s.budget {
-		t.Errorf("a call's prompt took %d tokens, over the budget of %d", maxPrompt, s.budget)
+	if maxPrompt > budget {
+		t.Errorf("a call's prompt took %d tokens, over the budget of %d", maxPrompt, budget)
 	}
 	if len(groups) != 4 && len(groups) != 3 {
 		t.Fatalf("%d sections", len(groups))
@@ -137,7 +140,7 @@ func TestSummaryMapReduce(t *testing.T) {
 	}
 
 	// Saved in a session: the export (Markdown) has the overview and the references.
-	if err := eng.saveSummary(ctx, sum, SummaryRequest{DocID: res.DocID}); err != nil {
+	if err := summary.Save(ctx, eng.Library(), asking.NewSessionID, sum, summary.SummaryRequest{DocID: res.DocID}); err != nil {
 		t.Fatal(err)
 	}
 	md, err := eng.Asking().Export(ctx, sum.SessionID)
@@ -155,13 +158,13 @@ func TestSummaryMapReduce(t *testing.T) {
 func TestSummaryScopesAndStop(t *testing.T) {
 	ctx := context.Background()
 	srv := testollama.Start(t)
-	eng := openEngine(t, Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel, MaxContext: 2048})
+	eng := testengine.Open(t, engine.Config{OllamaHost: srv.Host, ChatModel: srv.ChatModel, MaxContext: 2048})
 	res, err := eng.Intake().IngestFile(ctx, summaryDoc(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tokens := 0
-	sum, err := eng.Summarize(ctx, SummaryRequest{DocID: res.DocID, Section: "Organelles"}, func(ev SummaryEvent) error {
+	sum, err := eng.Summarize(ctx, summary.SummaryRequest{DocID: res.DocID, Section: "Organelles"}, func(ev summary.SummaryEvent) error {
 		if ev.Token != "" {
 			tokens++
 		}
@@ -170,7 +173,7 @@ func TestSummaryScopesAndStop(t *testing.T) {
 	if sum == nil || sum.NumCtx != 2048 || sum.Mode != "model" || sum.MapCalls == 0 || tokens == 0 {
 		t.Fatalf("summary with the tiny model: %+v, %d tokens, %v\n%s", sum, tokens, err, srv.LogTail())
 	}
-	if got, _ := eng.ollama.ContextLength(ctx, srv.ChatModel); got != 4096 {
+	if got, _ := eng.Ollama().ContextLength(ctx, srv.ChatModel); got != 4096 {
 		t.Errorf("/api/show gives %d, want the GGUF's 4096", got)
 	}
 	t.Logf("tiny model: %d map calls, %d dropped sentences, %d sections kept, err %v", sum.MapCalls, sum.Dropped, len(sum.Sections), err)
@@ -186,7 +189,7 @@ func TestSummaryScopesAndStop(t *testing.T) {
 	}
 
 	stopCtx, cancel := context.WithCancel(ctx)
-	sum, err = eng.Summarize(stopCtx, SummaryRequest{DocID: res.DocID}, func(ev SummaryEvent) error {
+	sum, err = eng.Summarize(stopCtx, summary.SummaryRequest{DocID: res.DocID}, func(ev summary.SummaryEvent) error {
 		if ev.Token != "" {
 			cancel()
 		}
@@ -198,9 +201,9 @@ func TestSummaryScopesAndStop(t *testing.T) {
 	}
 
 	// No chat model: key sentences of one section, and of a selection on a page.
-	plain := openEngine(t, Config{})
+	plain := testengine.Open(t, engine.Config{})
 	res, _ = plain.Intake().IngestFile(ctx, summaryDoc(t), nil)
-	sec, err := plain.Summarize(ctx, SummaryRequest{DocID: res.DocID, Section: "Photosynthesis"}, nil)
+	sec, err := plain.Summarize(ctx, summary.SummaryRequest{DocID: res.DocID, Section: "Photosynthesis"}, nil)
 	if err != nil || sec.Scope != "section" || len(sec.Sections) != 1 {
 		t.Fatalf("section summary: %+v %v", sec, err)
 	}
@@ -212,7 +215,7 @@ func TestSummaryScopesAndStop(t *testing.T) {
 	if !strings.Contains(sec.Sections[0].Text, "photosynthesis") || len(markerRE.FindAllString(sec.Sections[0].Text, -1)) == 0 {
 		t.Errorf("section summary: %s", sec.Sections[0].Text)
 	}
-	sel, err := plain.Summarize(ctx, SummaryRequest{DocID: res.DocID, Selection: &Selection{Page: 2, PageEnd: 2,
+	sel, err := plain.Summarize(ctx, summary.SummaryRequest{DocID: res.DocID, Selection: &summary.Selection{Page: 2, PageEnd: 2,
 		Text: "Paragraph 3 of organelles goes on with examples from textbooks and laboratory notes, observed under the microscope in class.\n\n" +
 			"The mitochondrion releases energy from glucose by respiration, while ribosomes assemble proteins from amino acids. Paragraph 4 of organelles"}}, nil)
 	if err != nil || sel.Scope != "selection" || len(sel.Passages) == 0 || len(sel.Passages) >= len(sum.Passages) {
