@@ -62,7 +62,7 @@ func evalCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) er
 		}
 		eh := make([]retrieve.EvalHit, len(hits))
 		for i, h := range hits {
-			eh[i] = retrieve.EvalHit{Doc: h.DocPath, Page: h.Page, Text: h.Text}
+			eh[i] = retrieve.EvalHit{Doc: h.DocPath, Page: h.FocusPage, Text: h.Text}
 		}
 		r := s.Add(q, eh)
 		if *verbose {

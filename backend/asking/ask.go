@@ -284,7 +284,7 @@ func (r *run) message(ans *chat.Answer, err error) *library.Message {
 	}
 	for _, p := range ans.Citations {
 		msg.Citations = append(msg.Citations, library.Citation{N: p.N, DocID: p.DocID, DocTitle: p.DocTitle, DocPath: p.DocPath,
-			Page: p.Page, PageEnd: p.PageEnd, Start: p.Start, End: p.End, Section: p.Section, Text: p.Text})
+			Page: p.Page, PageEnd: p.PageEnd, Start: p.Start, End: p.End, Section: p.Section, Text: p.Text, FocusPage: p.FocusPage})
 	}
 	return msg
 }

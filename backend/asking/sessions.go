@@ -135,7 +135,7 @@ func passagesOf(cs []library.Citation) []chat.Passage {
 	ps := make([]chat.Passage, len(cs))
 	for i, c := range cs {
 		ps[i] = chat.Passage{N: c.N, DocID: c.DocID, DocTitle: c.DocTitle, DocPath: c.DocPath, Page: c.Page, PageEnd: c.PageEnd,
-			Start: c.Start, End: c.End, Section: c.Section, Text: c.Text}
+			Start: c.Start, End: c.End, Section: c.Section, Text: c.Text, FocusPage: c.FocusPage}
 	}
 	return ps
 }

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -254,7 +255,7 @@ func quotePassage(b *strings.Builder, p Passage, terms map[string]bool) Claim {
 		title = "Untitled"
 	}
 	if p.Page > 0 {
-		fmt.Fprintf(b, "**%s**, page %d\n\n", title, p.Page)
+		fmt.Fprintf(b, "**%s**, page %d\n\n", title, cmp.Or(p.FocusPage, p.Page))
 	} else {
 		fmt.Fprintf(b, "**%s**\n\n", title)
 	}

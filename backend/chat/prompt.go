@@ -20,8 +20,11 @@ type Passage struct {
 	PageEnd  int    `json:"page_end"`
 	Start    int    `json:"start"` // character offset of the passage in Page's text
 	End      int    `json:"end"`   // character offset in PageEnd's text, exclusive
-	Section  string `json:"section"`
-	Text     string `json:"text"`
+	// FocusPage is the page its citation opens at: where the search matched, in a passage
+	// over several pages (0: Page).
+	FocusPage int    `json:"focus_page,omitempty"`
+	Section   string `json:"section"`
+	Text      string `json:"text"`
 	// URL is where the passage can be read online, for a document fetched by URL: a
 	// thread comment's permalink, else the page's address ("" for files).
 	URL string `json:"url,omitempty"`

@@ -1,25 +1,27 @@
 package engine
 
 import (
+	"cmp"
+	"context"
 	"errors"
 
-	"context"
-
 	"github.com/carrel-app/carrel/backend/intake"
-	"github.com/carrel-app/carrel/backend/llm"
-
 	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/llm"
 	"github.com/carrel-app/carrel/backend/retrieve"
 )
 
 // Hit is one search result as the CLI and the frontend see it: a passage (parent) with
 // its page span, found by its own words or by one of its children.
 type Hit struct {
-	DocID       string             `json:"doc_id"`
-	DocPath     string             `json:"doc_path"`
-	DocTitle    string             `json:"doc_title"`
-	Page        int                `json:"page"`
-	PageEnd     int                `json:"page_end"`
+	DocID    string `json:"doc_id"`
+	DocPath  string `json:"doc_path"`
+	DocTitle string `json:"doc_title"`
+	Page     int    `json:"page"`
+	PageEnd  int    `json:"page_end"`
+	// FocusPage is the page a citation of the hit opens at: where its best match is, in a
+	// passage over several pages (Page otherwise).
+	FocusPage   int                `json:"focus_page"`
 	Start       int                `json:"start"`
 	End         int                `json:"end"`
 	Section     string             `json:"section"`
@@ -68,7 +70,8 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) ([
 	for _, h := range raw {
 		d := docs(h.Chunk.DocID)
 		out = append(out, Hit{DocID: d.ID, DocPath: d.Path, DocTitle: d.Title, Page: h.Chunk.PageStart, PageEnd: h.Chunk.PageEnd,
-			Start: h.Chunk.Start, End: h.Chunk.End, Section: h.Chunk.Section, Text: h.Chunk.Text, Score: h.Score,
+			FocusPage: cmp.Or(h.Focus, h.Chunk.PageStart),
+			Start:     h.Chunk.Start, End: h.Chunk.End, Section: h.Chunk.Section, Text: h.Chunk.Text, Score: h.Score,
 			MatchType: h.MatchType, LexicalRank: h.LexicalRank, VectorRank: h.VectorRank,
 			LexicalScore: h.LexicalScore, VectorScore: h.VectorScore})
 	}

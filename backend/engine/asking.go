@@ -74,7 +74,7 @@ func (p askingPort) Search(ctx context.Context, question string, docIDs []string
 	passages := make([]chat.Passage, len(hits))
 	for i, h := range hits {
 		passages[i] = chat.Passage{N: i + 1, DocID: h.DocID, DocTitle: h.DocTitle, DocPath: h.DocPath, Page: h.Page,
-			PageEnd: h.PageEnd, Start: h.Start, End: h.End, Section: h.Section, Text: h.Text, URL: p.e.SourceURL(ctx, h.DocID, h.Page)}
+			PageEnd: h.PageEnd, FocusPage: h.FocusPage, Start: h.Start, End: h.End, Section: h.Section, Text: h.Text, URL: p.e.SourceURL(ctx, h.DocID, h.Page)}
 	}
 	return passages, nil
 }

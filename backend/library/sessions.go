@@ -83,6 +83,9 @@ type Citation struct {
 	End      int    `json:"end"`
 	Section  string `json:"section"`
 	Text     string `json:"text"`
+	// FocusPage is the page the citation opens at: where the search matched, in a passage
+	// over several pages (0: Page; citations saved before it was kept).
+	FocusPage int `json:"focus_page,omitempty"`
 }
 
 // CreateSession stores a new session; CreatedAt and UpdatedAt are set when zero.

@@ -147,7 +147,7 @@ func (r *Retriever) load(ctx context.Context, hits []Hit, children map[int64]int
 			out = append(out, h)
 		}
 	}
-	return out, nil
+	return out, r.focus(ctx, out)
 }
 
 // NearDuplicate is the share of shared word trigrams (Jaccard) from which a passage

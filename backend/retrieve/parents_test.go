@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -202,4 +203,38 @@ func benchHits() []Hit {
 		hits[i] = Hit{Chunk: library.Chunk{ID: fmt.Sprintf("bench%d", i), Text: sb.String()}}
 	}
 	return hits
+}
+
+// verifies a hit whose passage spans several pages (slides) is focused on the page its best
+// child starts on, where the question matched; a one-page passage and a hit found by its
+// own parent have no focus (their citation opens on their first page).
+func TestFocusOnTheBestChildsPage(t *testing.T) {
+	store := treeStore{
+		mapStore: mapStore{
+			11: {Seq: 11, ParentSeq: 1, PageStart: 21, PageEnd: 23, Text: "compilation demo"},
+			12: {Seq: 12, ParentSeq: 1, PageStart: 24, PageEnd: 25, Text: "import fmt reads one file"},
+			21: {Seq: 21, ParentSeq: 2, PageStart: 3, PageEnd: 3, Text: "one page"},
+		},
+		parents: map[int64]library.Chunk{
+			1: {Seq: 1, ID: "p1", Text: "compilation demo import fmt reads one file", PageStart: 21, PageEnd: 25},
+			2: {Seq: 2, ID: "p2", Text: "one page", PageStart: 3, PageEnd: 3},
+			3: {Seq: 3, ID: "p3", Text: "found as a whole", PageStart: 7, PageEnd: 9},
+		},
+	}
+	r := &Retriever{
+		Lexical: fakeList{{Seq: 3, Score: 2, Parent: true}},
+		Dense:   fakeList{{Seq: 12, Score: 0.9}, {Seq: 11, Score: 0.8}, {Seq: 21, Score: 0.7}},
+		Store:   store,
+	}
+	hits, err := r.Search(context.Background(), "q", Options{K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	focus := map[string]int{}
+	for _, h := range hits {
+		focus[h.Chunk.ID] = h.Focus
+	}
+	if want := map[string]int{"p1": 24, "p2": 0, "p3": 0}; !maps.Equal(focus, want) {
+		t.Errorf("focus pages %v, want %v", focus, want)
+	}
 }

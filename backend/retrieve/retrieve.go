@@ -118,6 +118,11 @@ type Hit struct {
 	VectorRank   int
 	LexicalScore float64
 	VectorScore  float64
+	// Focus is the page of the hit's best match: the page its best child starts on (0:
+	// its first). A passage of slides spans many pages (one in the pdfcpu corpus spans
+	// pages 21–25), and its citation should open where the question matched, not on its
+	// first slide.
+	Focus int
 	// parts holds the texts of the passages a joined hit was made of (see join).
 	parts []string
 }
@@ -171,6 +176,9 @@ func (r *Retriever) Search(ctx context.Context, query string, opt Options) ([]Hi
 	}
 	if w, ok := r.Lexical.(TermWeigher); ok && mode != Vector && len(out) > 0 {
 		if out, err = r.dropOffTopic(ctx, w, query, out); err != nil {
+			return nil, err
+		}
+		if err := r.focusByWords(ctx, w, query, out); err != nil {
 			return nil, err
 		}
 	}

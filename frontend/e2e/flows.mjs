@@ -119,12 +119,17 @@ const squash = (s) => (s ?? '').normalize('NFKC').toLowerCase().replace(/[^\p{L}
  * reads them (an extractor that is not Carrel's), not the marker's own label.
  */
 const pdfPages = new Map();
-export function knownPage(pdf, passage) {
+/** The PDF's pages' texts by pdftotext (squashed), read once. */
+function pdfText(pdf) {
   if (!pdfPages.has(pdf)) {
     const text = execFileSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8', maxBuffer: 64 << 20 });
     pdfPages.set(pdf, text.split('\f').map(squash));
   }
-  const pages = pdfPages.get(pdf);
+  return pdfPages.get(pdf);
+}
+
+export function knownPage(pdf, passage) {
+  const pages = pdfText(pdf);
   const p = squash(passage);
   for (const n of [60, 40, 25]) {
     const key = p.slice(0, n);
@@ -1041,4 +1046,36 @@ export async function statsCacheFlow({ page, url, file }) {
   assert(kinds.includes('total/hit') && kinds.includes('total/miss'), `latency of cached and answered answers (${JSON.stringify(kinds)})`);
   await screenshot(page, 'stats-4-cache');
   return { asked, hits, kinds };
+}
+
+/**
+ * A talk's slides, one per page: the passage answering a question spans several slides,
+ * and its citation opens on the slide that says it (known from pdftotext), not on the
+ * passage's first, naming that page; the highlight is on it. No model: the word index
+ * finds the passage whole.
+ */
+export async function slidesFlow({ page, url, pdf }) {
+  await page.goto(url);
+  await page.locator('[data-testid=mode-badge]').waitFor({ timeout: 30_000 });
+  const slide = pdfText(pdf).findIndex((t) => t.includes(squash('25,326 lines'))) + 1;
+  assert(slide > 1, `pdftotext finds the slide saying "25,326 lines" (${slide})`);
+  await uploadAndWaitReady(page, pdf);
+  const answer = await ask(page, 'How many lines does including iostream pull in, compared with import "fmt"?');
+  const state = await waitAnswerFinished(page, answer);
+  assert(state === 'done', `answer finished (state ${state})`);
+  const sources = answer.locator('[data-testid=source]');
+  const labels = await sources.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+  const i = labels.findIndex((l) => l.endsWith(`page ${slide}`));
+  assert(i >= 0, `a source names slide ${slide}, where the answer is (${labels.join(' | ')})`);
+  await sources.nth(i).click();
+  await page.locator(`[data-testid=viewer-page][data-page="${slide}"]`).waitFor({ timeout: 60_000 });
+  const input = await page.inputValue('[data-testid=viewer-page-input]');
+  assert(input === String(slide), `the viewer opens on slide ${slide} (page box says ${input})`);
+  const hl = page.locator('[data-testid=viewer-page] [data-testid=passage-highlight]');
+  await hl.first().waitFor({ timeout: 30_000 });
+  const status = ((await page.locator('[data-testid=highlight-status]').textContent()) ?? '').replace(/\s+/g, ' ');
+  const from = Number(/continued from page (\d+)/.exec(status)?.[1] ?? '0');
+  assert(from > 0 && from < slide, `the bar says the passage began on an earlier slide (${status})`);
+  await screenshot(page, 'slides-1-focus');
+  return { slide, from, highlights: await hl.count() };
 }

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assert, carrelBin, cleanup, closedPort, frontendDir, login, repoDir, tempDir, openBrowser, pdfcpuTestdata, resultsDir, screenshot, startCarrel, startEmptyOllama, startJSONProcess, startOllama } from './harness.mjs';
-import { citeStepFlow, scopeFlow, statsCacheFlow, feelFlow, fullFlow, noModelFlow, pullFlow, securityFlow, sessionsFlow, settingsFlow, startOllamaFlow, statsFlow } from './flows.mjs';
+import { citeStepFlow, scopeFlow, statsCacheFlow, feelFlow, fullFlow, noModelFlow, pullFlow, securityFlow, sessionsFlow, settingsFlow, slidesFlow, startOllamaFlow, statsFlow } from './flows.mjs';
 import { badInputFlow } from './bad-input.mjs';
 import { ocrFlow } from './ocr.mjs';
 import { rereadFlow } from './reread.mjs';
@@ -80,6 +80,19 @@ const tests = [
       const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
       try {
         return await ctx.inBrowser((page) => noModelFlow({ page, url: carrel.url, pdf: ctx.pdf, question: QUESTION }), carrel);
+      } finally {
+        await carrel.stop();
+      }
+    },
+  },
+  {
+    name: 'slides',
+    title: "a talk's slides: a passage over several slides is cited on the slide that answers, and the viewer opens there (no model)",
+    async run(ctx) {
+      const port = await closedPort();
+      const carrel = await startCarrel({ ollamaHost: `http://127.0.0.1:${port}` });
+      try {
+        return await ctx.inBrowser((page) => slidesFlow({ page, url: carrel.url, pdf: pdfcpuTestdata('pike-stanford.pdf') }), carrel);
       } finally {
         await carrel.stop();
       }

@@ -135,7 +135,7 @@ export function turnToMarkdown(t: Turn): string {
   if (t.citations.length) {
     lines.push('', 'Sources:');
     for (const c of t.citations) {
-      const where = c.page > 0 ? `, p. ${c.page}` : '';
+      const where = c.page > 0 ? `, p. ${c.focus_page ?? c.page}` : '';
       lines.push(`[${c.n}] ${c.doc_title || c.doc_path}${where}`);
     }
   }

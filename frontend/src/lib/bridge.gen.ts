@@ -433,6 +433,7 @@ export type Hit = {
   doc_title: string;
   page: number;
   page_end: number;
+  focus_page: number;
   start: number;
   end: number;
   section: string;
@@ -854,6 +855,7 @@ export type Passage = {
   page_end: number;
   start: number;
   end: number;
+  focus_page?: number;
   section: string;
   text: string;
   url?: string;
@@ -958,6 +960,7 @@ export type Citation = {
   end: number;
   section: string;
   text: string;
+  focus_page?: number;
 };
 
 /** github.com/carrel-app/carrel/backend/llm.ModelRole */

@@ -191,7 +191,7 @@ export function citationIndex(citations: Citation[]): Map<number, Citation> {
 
 export function citationLabel(c: Citation, n: number): string {
   const title = c.doc_title || basename(c.doc_path) || 'document';
-  return c.page > 0 ? `Source ${n}: ${title}, page ${c.page}` : `Source ${n}: ${title}`;
+  return c.page > 0 ? `Source ${n}: ${title}, page ${c.focus_page ?? c.page}` : `Source ${n}: ${title}`;
 }
 
 export function basename(path: string): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerDone, claims, message, status } from './normalize';
+import { answerDone, citation, claims, message, status } from './normalize';
 
 describe('claims at the boundary', () => {
   it('keeps the claims of answer:done and saved messages (the viewer needs them for the strong highlight)', () => {
@@ -21,5 +21,16 @@ describe('status at the boundary', () => {
     const plain = status({ mode: 'full' });
     expect(plain.read_only).toBe(false);
     expect(plain.notices).toEqual([]);
+  });
+});
+
+describe('citations at the boundary', () => {
+  it('keeps the page a passage over several pages matched on, only when it lies on the passage', () => {
+    const base = { n: 1, doc_id: 'd', doc_title: 'Slides', doc_path: '/s.pdf', page: 21, page_end: 25, text: 'demo' };
+    expect(citation({ ...base, focus_page: 24 }).focus_page).toBe(24);
+    expect(citation({ ...base, focus_page: 21 }).focus_page).toBeUndefined(); // its first page: nothing to say
+    expect(citation({ ...base, focus_page: 26 }).focus_page).toBeUndefined(); // off the passage: ignored
+    expect(citation({ ...base, page_end: 0, focus_page: 22 }).focus_page).toBeUndefined();
+    expect(citation(base).focus_page).toBeUndefined(); // saved before focus pages were kept
   });
 });

@@ -133,6 +133,8 @@ export function citation(v: unknown, i = 0): Citation {
     ...(num(o.page_end) > num(o.page) ? { page_end: num(o.page_end) } : {}),
     // Where the passage starts on its page (bytes): a recording's transcript maps it to a time.
     ...(num(o.start) > 0 ? { start: num(o.start) } : {}),
+    // A passage of several pages (slides) opens where the search matched.
+    ...(num(o.focus_page) > num(o.page) && num(o.focus_page) <= num(o.page_end) ? { focus_page: num(o.focus_page) } : {}),
   };
 }
 

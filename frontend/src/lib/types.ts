@@ -95,6 +95,8 @@ export type Citation = {
   page_end?: number;
   /** Byte offset in page's text where the passage starts (absent: 0). */
   start?: number;
+  /** The page the search matched on, within page..page_end (absent: page): the viewer opens there. */
+  focus_page?: number;
 };
 
 export type Usage = { prompt_tokens: number; completion_tokens: number; cost_usd: number };

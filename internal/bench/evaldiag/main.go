@@ -45,7 +45,7 @@ func main() {
 func rank(q retrieve.Question, hits []engine.Hit) (int, engine.Hit) {
 	eh := make([]retrieve.EvalHit, len(hits))
 	for i, h := range hits {
-		eh[i] = retrieve.EvalHit{Doc: h.DocPath, Page: h.Page, Text: h.Text}
+		eh[i] = retrieve.EvalHit{Doc: h.DocPath, Page: h.FocusPage, Text: h.Text}
 	}
 	r := retrieve.FirstCorrectWithin(q, eh, len(eh))
 	if r == 0 {
@@ -106,7 +106,7 @@ func run(lib, qa string, depth int, only string, modes []string) error {
 			r, h := rank(q, hits)
 			if *show {
 				for i, x := range hits[:min(len(hits), 15)] {
-					fmt.Printf("   %s %2d %.3f L%d/%.2f V%d/%.3f %s p%d-%d [%d-%d] %q\n", m[:3], i+1, x.Score, x.LexicalRank, x.LexicalScore, x.VectorRank, x.VectorScore, filepath.Base(x.DocPath), x.Page, x.PageEnd, x.Start, x.End, strings.Join(strings.Fields(x.Text), " ")[:min(70, len(x.Text))])
+					fmt.Printf("   %s %2d %.3f L%d/%.2f V%d/%.3f %s p%d-%d@%d [%d-%d] %q\n", m[:3], i+1, x.Score, x.LexicalRank, x.LexicalScore, x.VectorRank, x.VectorScore, filepath.Base(x.DocPath), x.Page, x.PageEnd, x.FocusPage, x.Start, x.End, strings.Join(strings.Fields(x.Text), " ")[:min(70, len(x.Text))])
 				}
 			}
 			a := sums[m]

@@ -11,6 +11,8 @@ export type ViewTarget = {
   passage: string;
   /** Last page of the passage when it crosses a page break (else page, or 0). */
   pageEnd?: number;
+  /** The page to open at, within page..pageEnd (absent: page): where the search matched. */
+  openAt?: number;
   /** Byte offset in page's text where the passage starts (a recording maps it to a time). */
   start?: number;
   /** The sentence of the passage supporting the clicked claim: code point offsets in passage. */
@@ -39,6 +41,7 @@ export class ViewerState {
       kind,
       page: c.page,
       pageEnd: Math.max(c.page, c.page_end ?? 0),
+      openAt: c.focus_page,
       start: c.start ?? 0,
       passage: c.text,
       focus: span && span.end > span.start ? { start: span.start, end: span.end, quote: span.quote } : null,
