@@ -20,7 +20,7 @@ func TestSlidesFocusOnTheMatchedSlide(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	res, err := eng.IngestFile(ctx, testcorpus.File(t, "pike-stanford.pdf"), nil)
+	res, err := eng.Intake().IngestFile(ctx, testcorpus.File(t, "pike-stanford.pdf"), nil)
 	if err != nil || res.Status != Inserted {
 		t.Fatalf("ingest: %+v %v", res, err)
 	}
