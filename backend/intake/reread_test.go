@@ -1,4 +1,4 @@
-package engine
+package intake_test
 
 import (
 	"context"
@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/intake"
 	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/internal/testengine"
 )
 
 // verifies a scanned document whose word boxes were lost (as one OCR'd before boxes
@@ -22,14 +25,14 @@ func TestRereadRestoresOCRWords(t *testing.T) {
 		t.Fatalf("ingest: no OCR pages: %+v", res)
 	}
 	id, page := res.DocID, res.OCRPages[0]
-	before, err := eng.lib.PageWords(ctx, id, page)
+	before, err := eng.Library().PageWords(ctx, id, page)
 	if err != nil || len(before.Words) < 10 {
 		t.Fatalf("words of page %d after ingest: %d, %v", page, len(before.Words), err)
 	}
 	texts := func() []string {
 		var out []string
 		for p := 1; p <= res.Pages; p++ {
-			s, err := eng.lib.PageText(ctx, id, p)
+			s, err := eng.Library().PageText(ctx, id, p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,10 +46,10 @@ func TestRereadRestoresOCRWords(t *testing.T) {
 	}
 
 	// The library of an older Carrel: OCR'd text, no boxes.
-	if err := eng.lib.ReplacePageWords(ctx, id, nil); err != nil {
+	if err := eng.Library().ReplacePageWords(ctx, id, nil); err != nil {
 		t.Fatal(err)
 	}
-	if pw, _ := eng.lib.PageWords(ctx, id, page); len(pw.Words) != 0 {
+	if pw, _ := eng.Library().PageWords(ctx, id, page); len(pw.Words) != 0 {
 		t.Fatal("words left after deleting them")
 	}
 	missing, err := eng.Intake().MissingWords(ctx)
@@ -66,18 +69,18 @@ func TestRereadRestoresOCRWords(t *testing.T) {
 	if states[len(states)-1] != library.StatusReady {
 		t.Errorf("states while re-reading: %v", states)
 	}
-	after, err := eng.lib.PageWords(ctx, id, page)
+	after, err := eng.Library().PageWords(ctx, id, page)
 	if err != nil || fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Errorf("words after re-read differ: %d words, %v", len(after.Words), err)
 	}
 	if got := texts(); !slices.Equal(got, textsBefore) {
 		t.Errorf("page texts changed by the re-read")
 	}
-	d, err := eng.lib.Document(ctx, id)
+	d, err := eng.Library().Document(ctx, id)
 	if err != nil || d.Status != library.StatusReady || d.Chunks != res.Chunks {
 		t.Errorf("document after re-read: %+v (%d passages before), %v", d, res.Chunks, err)
 	}
-	hits, err := eng.lex.Search("Gallagher", 5, nil)
+	hits, err := eng.Intake().Lexical().Search("Gallagher", 5, nil)
 	if err != nil || len(hits) == 0 {
 		t.Errorf("no lexical hit after the re-read: %v %v", hits, err)
 	}
@@ -86,7 +89,7 @@ func TestRereadRestoresOCRWords(t *testing.T) {
 	}
 
 	// A document that gives no boxes however often it is read is not read at every start.
-	if err := eng.lib.ReplacePageWords(ctx, id, nil); err != nil {
+	if err := eng.Library().ReplacePageWords(ctx, id, nil); err != nil {
 		t.Fatal(err)
 	}
 	if ids, err := eng.Intake().RereadMissingWords(ctx, nil); err != nil || len(ids) != 0 {
@@ -99,17 +102,17 @@ func TestRereadRestoresOCRWords(t *testing.T) {
 func TestRereadRefusals(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	eng := openEngine(t, Config{Dir: filepath.Join(dir, "lib")})
+	eng := testengine.Open(t, engine.Config{Dir: filepath.Join(dir, "lib")})
 	path := filepath.Join(dir, "notes.md")
 	if err := os.WriteFile(path, []byte("# Notes\n\nThe mitochondrion is the powerhouse of the cell.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	res, err := eng.Intake().IngestFile(ctx, path, nil)
-	if err != nil || res.Status != Inserted {
+	if err != nil || res.Status != intake.Inserted {
 		t.Fatalf("ingest: %+v %v", res, err)
 	}
 	again, err := eng.Intake().Reread(ctx, res.DocID, nil)
-	if err != nil || again.Status != Inserted || again.Chunks != res.Chunks {
+	if err != nil || again.Status != intake.Inserted || again.Chunks != res.Chunks {
 		t.Fatalf("Reread = %+v, %v", again, err)
 	}
 	if _, err := eng.Intake().Reread(ctx, "nosuchdoc", nil); err == nil || !strings.Contains(err.Error(), "not found") {
@@ -125,7 +128,7 @@ func TestRereadRefusals(t *testing.T) {
 	if _, err := eng.Intake().Reread(ctx, res.DocID, nil); err == nil || !strings.Contains(err.Error(), "add it again from where it is now") {
 		t.Errorf("missing file: %v", err)
 	}
-	if d, err := eng.lib.Document(ctx, res.DocID); err != nil || d.Status != library.StatusReady {
+	if d, err := eng.Library().Document(ctx, res.DocID); err != nil || d.Status != library.StatusReady {
 		t.Errorf("document after refusals: %+v, %v", d, err)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package intake_test
 
 import (
 	"context"
@@ -8,8 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/intake"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/internal/testcorpus"
+	"github.com/carrel-app/carrel/internal/testengine"
 )
 
 // verifies a mail is ingested with each supported attachment as a document of its own
@@ -18,7 +21,7 @@ import (
 func TestIngestMailAttachments(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	eng := openEngine(t, Config{Dir: dir})
+	eng := testengine.Open(t, engine.Config{Dir: dir})
 	pdf, err := os.ReadFile(testcorpus.File(t, "Walden.pdf"))
 	if err != nil {
 		t.Fatal(err)
@@ -43,14 +46,14 @@ func TestIngestMailAttachments(t *testing.T) {
 			seen = append(seen, d.Title)
 		}
 	})
-	if err != nil || res.Status != Inserted {
+	if err != nil || res.Status != intake.Inserted {
 		t.Fatalf("ingest: %+v %v", res, err)
 	}
 	if len(res.Attachments) != 2 {
 		t.Fatalf("attachments: %+v", res.Attachments)
 	}
 	for _, a := range res.Attachments {
-		if a.Status != Inserted || !strings.HasPrefix(a.Path, filepath.Join(dir, "attachments")) {
+		if a.Status != intake.Inserted || !strings.HasPrefix(a.Path, filepath.Join(dir, "attachments")) {
 			t.Errorf("attachment %+v", a)
 		}
 	}
@@ -65,7 +68,7 @@ func TestIngestMailAttachments(t *testing.T) {
 	if !kinds["email"] || !kinds["pdf"] || !kinds["text"] {
 		t.Errorf("kinds %v", kinds)
 	}
-	hits, err := eng.Search(ctx, "Thoreau woods", SearchOptions{K: 5})
+	hits, err := eng.Search(ctx, "Thoreau woods", engine.SearchOptions{K: 5})
 	if err != nil || len(hits) == 0 {
 		t.Fatalf("search: %v %v", hits, err)
 	}
@@ -77,7 +80,7 @@ func TestIngestMailAttachments(t *testing.T) {
 // before a byte of them is read.
 func TestIngestHostileFiles(t *testing.T) {
 	ctx := context.Background()
-	eng := openEngine(t, Config{})
+	eng := testengine.Open(t, engine.Config{})
 	src := t.TempDir()
 	gone := filepath.Join(src, "gone.md")
 	kept := filepath.Join(src, "kept.md")
@@ -98,15 +101,15 @@ func TestIngestHostileFiles(t *testing.T) {
 			os.Remove(gone)
 		}
 	})
-	if err != nil || res.Status != Failed || !strings.Contains(res.Error, "moved or deleted") {
+	if err != nil || res.Status != intake.Failed || !strings.Contains(res.Error, "moved or deleted") {
 		t.Errorf("vanished file: %+v %v", res, err)
 	}
 	res, err = eng.Intake().IngestFile(ctx, huge, nil)
-	if err != nil || res.Status != Failed || !strings.Contains(res.Error, "too large") || res.DocID != "" {
+	if err != nil || res.Status != intake.Failed || !strings.Contains(res.Error, "too large") || res.DocID != "" {
 		t.Errorf("1 GB file: %+v %v", res, err)
 	}
 	res, err = eng.Intake().IngestFile(ctx, kept, nil)
-	if err != nil || res.Status != Inserted {
+	if err != nil || res.Status != intake.Inserted {
 		t.Errorf("file after them: %+v %v", res, err)
 	}
 }
@@ -115,7 +118,7 @@ func TestIngestHostileFiles(t *testing.T) {
 // fails a bad file alone.
 func TestIngestFilesConcurrently(t *testing.T) {
 	ctx := context.Background()
-	eng := openEngine(t, Config{})
+	eng := testengine.Open(t, engine.Config{})
 	dir := t.TempDir()
 	var paths []string
 	for i, body := range []string{"# One\n\nFirst notes about ponds.\n", "not a pdf", "# Three\n\nThird notes about woods.\n"} {
@@ -126,11 +129,11 @@ func TestIngestFilesConcurrently(t *testing.T) {
 	}
 	paths = append(paths, testcorpus.File(t, "Walden.pdf"))
 	calls := 0
-	res, err := eng.Intake().IngestFiles(ctx, paths, 2, nil, func(i int, r Result) { calls++ })
+	res, err := eng.Intake().IngestFiles(ctx, paths, 2, nil, func(i int, r intake.Result) { calls++ })
 	if err != nil || len(res) != 4 || calls != 4 {
 		t.Fatalf("%+v %v (%d calls)", res, err, calls)
 	}
-	for i, want := range []IngestStatus{Inserted, Failed, Inserted, Inserted} {
+	for i, want := range []intake.IngestStatus{intake.Inserted, intake.Failed, intake.Inserted, intake.Inserted} {
 		if res[i].Status != want || !strings.HasSuffix(res[i].Path, filepath.Base(paths[i])) {
 			t.Errorf("result %d: %+v, want %s", i, res[i], want)
 		}
