@@ -226,35 +226,11 @@ func (f features) docsScore(title string) int {
 	return docs
 }
 
+// extractFeatures counts the cues DetectType weighs, in the head and the tail of the
+// text (the costlier patterns in a smaller sample of them) and in the outline.
 func extractFeatures(doc *Document) features {
 	f := features{pages: len(doc.Pages)}
-	// The head and the tail of the text, page by page.
-	var head, tail []string
-	n := 0
-	for _, p := range doc.Pages {
-		if n >= detectHead {
-			break
-		}
-		head = append(head, p.Text)
-		n += len(p.Text)
-	}
-	n = 0
-	for i := len(doc.Pages) - 1; i >= len(head) && n < detectTail; i-- {
-		tail = append([]string{doc.Pages[i].Text}, tail...)
-		n += len(doc.Pages[i].Text)
-	}
-	all := append(head, tail...)
-	total := 0
-	for _, t := range all {
-		total += len(t)
-	}
-	sampled := make([]bool, len(all))
-	for i, n := 0, 0; i < len(all) && n < detectSampleHead; i++ {
-		sampled[i], n = true, n+len(all[i])
-	}
-	for i, n := len(all)-1, 0; i >= 0 && n < detectSampleTail; i-- {
-		sampled[i], n = true, n+len(all[i])
-	}
+	all, sampled, total := headAndTail(doc.Pages)
 	seen := 0
 	lineNo := 0
 	inFence := false
@@ -264,74 +240,126 @@ func extractFeatures(doc *Document) features {
 			if line == "" || reNumOnly.MatchString(line) {
 				continue
 			}
-			f.lines++
 			lineNo++
-			f.words += countFields(line)
-			lower := strings.ToLower(line)
-			short := len(line) < 60
-			if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
-				f.fences++
-				inFence = !inFence
-				continue
-			}
-			if inFence || looksLikeCode(line) {
-				f.codeLines++
-			}
-			if lineNo <= 40 && reMailHead.MatchString(line) {
-				f.mailHeads++
-			}
-			// The opening pages: abstract, keywords.
-			if seen < 12_000 || pi < 2 {
-				if short && (isHeading(lower, "abstract")) ||
-					strings.HasPrefix(lower, "abstract—") || strings.HasPrefix(lower, "abstract.") || strings.HasPrefix(lower, "abstract:") {
-					f.abstract = true
-				}
-				if strings.HasPrefix(lower, "keywords") || strings.HasPrefix(lower, "key words") || strings.HasPrefix(lower, "index terms") {
-					f.keywords = true
-				}
-				if short && (isHeading(lower, "preface") || isHeading(lower, "contents") || isHeading(lower, "table of contents")) {
-					f.preface = true
-				}
-			}
-			// The closing part: references.
-			if seen*3 >= total && short && (isHeading(lower, "references") || isHeading(lower, "bibliography") ||
-				isHeading(lower, "works cited") || isHeading(lower, "literature cited") || isHeading(lower, "literature")) {
-				f.references = true
-			}
-			if c := line[0] | 0x20; short && (c == 'c' || c == 'k') && reChapter.MatchString(line) {
-				f.chapters++
-			}
-			if c := line[0] | 0x20; (c == 'e' || c == 'p' || c == 'r' || c == 's' || c == 'q') &&
-				(short && reExercise.MatchString(line) || reExNum.MatchString(line)) {
-				f.exercises++
-			}
-			if short && imradHeadings[strings.TrimRight(strings.TrimLeft(lower, "0123456789.#ivx "), ": ")] {
-				f.imrad++
-			}
-			if short {
-				h := strings.TrimLeft(lower, "0123456789.# ")
-				if docsHeadings[strings.TrimRight(h, ":")] {
-					f.docsHeads++
-				}
-				if strings.HasPrefix(line, "#") {
-					f.headings++
-				}
-			}
+			inFence = f.addLine(line, lineNo, inFence, seen < 12_000 || pi < 2, seen*3 >= total)
 		}
 		f.shall += strings.Count(text, " shall ")
 		seen += len(text)
 		// The costlier patterns read a sample: the opening pages and the closing ones.
-		if !sampled[pi] {
-			continue
+		if sampled[pi] {
+			f.addSample(text)
 		}
-		f.sampleWords += countFields(text)
-		f.doi = f.doi || strings.Contains(text, "10.") && reDOI.MatchString(text)
-		f.arxiv = f.arxiv || containsFold(text, "arxiv:") && reArXiv.MatchString(text)
-		f.isbn = f.isbn || containsFold(text, "isbn") && reISBN.MatchString(text)
-		f.citations += len(reNumCite.FindAllStringIndex(text, -1)) + countAuthorCites(text)
-		f.identifiers += countIdentifiers(text) + countCalls(text)
 	}
-	for _, h := range doc.Outline {
+	f.addOutline(doc.Outline)
+	return f
+}
+
+// headAndTail is the text detection reads, page by page: the head of the document
+// and its tail (detectHead, detectTail); sampled marks the pages of the smaller
+// sample the costlier patterns read (detectSampleHead, detectSampleTail), and total
+// is the length of all.
+func headAndTail(pages []Page) (all []string, sampled []bool, total int) {
+	var head, tail []string
+	n := 0
+	for _, p := range pages {
+		if n >= detectHead {
+			break
+		}
+		head = append(head, p.Text)
+		n += len(p.Text)
+	}
+	n = 0
+	for i := len(pages) - 1; i >= len(head) && n < detectTail; i-- {
+		tail = append([]string{pages[i].Text}, tail...)
+		n += len(pages[i].Text)
+	}
+	all = append(head, tail...)
+	for _, t := range all {
+		total += len(t)
+	}
+	sampled = make([]bool, len(all))
+	for i, n := 0, 0; i < len(all) && n < detectSampleHead; i++ {
+		sampled[i], n = true, n+len(all[i])
+	}
+	for i, n := len(all)-1, 0; i >= 0 && n < detectSampleTail; i-- {
+		sampled[i], n = true, n+len(all[i])
+	}
+	return all, sampled, total
+}
+
+// addLine counts the cues of one non-empty line (the lineNo-th): code, mail headers,
+// headings of the opening pages (opening) and of the closing part (closing), chapters,
+// exercises. It returns whether a code fence is open after it.
+func (f *features) addLine(line string, lineNo int, inFence, opening, closing bool) bool {
+	f.lines++
+	f.words += countFields(line)
+	lower := strings.ToLower(line)
+	short := len(line) < 60
+	if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
+		f.fences++
+		return !inFence
+	}
+	if inFence || looksLikeCode(line) {
+		f.codeLines++
+	}
+	if lineNo <= 40 && reMailHead.MatchString(line) {
+		f.mailHeads++
+	}
+	// The opening pages: abstract, keywords.
+	if opening {
+		if short && (isHeading(lower, "abstract")) ||
+			strings.HasPrefix(lower, "abstract—") || strings.HasPrefix(lower, "abstract.") || strings.HasPrefix(lower, "abstract:") {
+			f.abstract = true
+		}
+		if strings.HasPrefix(lower, "keywords") || strings.HasPrefix(lower, "key words") || strings.HasPrefix(lower, "index terms") {
+			f.keywords = true
+		}
+		if short && (isHeading(lower, "preface") || isHeading(lower, "contents") || isHeading(lower, "table of contents")) {
+			f.preface = true
+		}
+	}
+	// The closing part: references.
+	if closing && short && (isHeading(lower, "references") || isHeading(lower, "bibliography") ||
+		isHeading(lower, "works cited") || isHeading(lower, "literature cited") || isHeading(lower, "literature")) {
+		f.references = true
+	}
+	if c := line[0] | 0x20; short && (c == 'c' || c == 'k') && reChapter.MatchString(line) {
+		f.chapters++
+	}
+	if c := line[0] | 0x20; (c == 'e' || c == 'p' || c == 'r' || c == 's' || c == 'q') &&
+		(short && reExercise.MatchString(line) || reExNum.MatchString(line)) {
+		f.exercises++
+	}
+	if short && imradHeadings[strings.TrimRight(strings.TrimLeft(lower, "0123456789.#ivx "), ": ")] {
+		f.imrad++
+	}
+	if short {
+		h := strings.TrimLeft(lower, "0123456789.# ")
+		if docsHeadings[strings.TrimRight(h, ":")] {
+			f.docsHeads++
+		}
+		if strings.HasPrefix(line, "#") {
+			f.headings++
+		}
+	}
+	return inFence
+}
+
+// addSample counts the costlier cues of a sampled page: DOIs, arXiv ids, ISBNs,
+// citations, identifiers and calls.
+func (f *features) addSample(text string) {
+	f.sampleWords += countFields(text)
+	f.doi = f.doi || strings.Contains(text, "10.") && reDOI.MatchString(text)
+	f.arxiv = f.arxiv || containsFold(text, "arxiv:") && reArXiv.MatchString(text)
+	f.isbn = f.isbn || containsFold(text, "isbn") && reISBN.MatchString(text)
+	f.citations += len(reNumCite.FindAllStringIndex(text, -1)) + countAuthorCites(text)
+	f.identifiers += countIdentifiers(text) + countCalls(text)
+}
+
+// addOutline counts the cues of the outline's titles: chapters, exercises, an
+// abstract, references, documentation headings.
+func (f *features) addOutline(outline []Heading) {
+	for _, h := range outline {
 		t := strings.ToLower(h.Title)
 		if reChapter.MatchString(h.Title) {
 			f.chapters++
@@ -349,7 +377,6 @@ func extractFeatures(doc *Document) features {
 			f.docsHeads++
 		}
 	}
-	return f
 }
 
 // isHeading reports whether a lowercased line is the heading word, maybe
