@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inlineCode } from './text';
+import { errorText, inlineCode } from './text';
 
 describe('inlineCode', () => {
   it('splits backtick spans out as code', () => {
@@ -12,5 +12,13 @@ describe('inlineCode', () => {
   it('leaves text without backticks, and unmatched ones, alone', () => {
     expect(inlineCode('plain')).toEqual([{ text: 'plain', code: false }]);
     expect(inlineCode('a ` b')).toEqual([{ text: 'a ` b', code: false }]);
+  });
+});
+
+describe('errorText', () => {
+  it("gives an Error's message, and any other thrown value as text", () => {
+    expect(errorText(new Error('library is read-only'))).toBe('library is read-only');
+    expect(errorText('offline')).toBe('offline');
+    expect(errorText(404)).toBe('404');
   });
 });

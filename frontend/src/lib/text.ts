@@ -15,3 +15,8 @@ export function inlineCode(s: string): Segment[] {
   if (last < s.length) out.push({ text: s.slice(last), code: false });
   return out;
 }
+
+/** The message of a thrown value: an Error's message, else the value as text. */
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

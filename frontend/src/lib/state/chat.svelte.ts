@@ -3,6 +3,7 @@
 import * as api from '../api';
 import { applyAnswerEvent, AskBuffer, isActive, newTurn, turnFromMessage, type Turn } from '../answers';
 import type { AnswerEvent, SessionDetail } from '../types';
+import { errorText } from '../text';
 
 export class ChatState {
   turns = $state<Turn[]>([]);
@@ -59,7 +60,7 @@ export class ChatState {
       for (const ev of this.#buffer.take(askID)) this.#apply(ev);
     } catch (e) {
       t.state = 'error';
-      t.error = e instanceof Error ? e.message : String(e);
+      t.error = errorText(e);
     }
   }
 

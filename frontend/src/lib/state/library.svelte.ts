@@ -6,6 +6,7 @@ import * as api from '../api';
 import { applyDocumentEvent, mergeListing, pruneSelection, summarize, viewDocuments, type LibrarySort } from '../library';
 import type { AddResult, Document } from '../types';
 import type { ToastState } from './toasts.svelte';
+import { errorText } from '../text';
 
 /** The SHA-256 of a file's bytes in hex (a document's id), or '' where hashing is unavailable. */
 async function contentID(f: File): Promise<string> {
@@ -84,7 +85,7 @@ export class LibraryState {
       this.selected = pruneSelection(this.selected, this.docs);
       this.loadError = '';
     } catch (e) {
-      this.loadError = e instanceof Error ? e.message : String(e);
+      this.loadError = errorText(e);
     } finally {
       if (--this.#loading === 0) this.#touched.clear();
       this.loaded = true;

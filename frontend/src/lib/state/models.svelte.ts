@@ -6,6 +6,7 @@ import { applyPullEvent, isRunning, newPull, sameModel, type Pull } from '../pul
 import type { Models, PullEvent } from '../types';
 import type { StatusState } from './status.svelte';
 import type { ToastState } from './toasts.svelte';
+import { errorText } from '../text';
 
 export class ModelsState {
   info = $state<Models | null>(null);
@@ -67,7 +68,7 @@ export class ModelsState {
       this.info = await api.listModels();
       this.error = '';
     } catch (e) {
-      this.error = e instanceof Error ? e.message : String(e);
+      this.error = errorText(e);
     } finally {
       this.loading = false;
     }
@@ -106,7 +107,7 @@ export class ModelsState {
       for (const ev of early) this.#apply(ev);
     } catch (e) {
       p.state = 'failed';
-      p.error = e instanceof Error ? e.message : String(e);
+      p.error = errorText(e);
     }
   };
 

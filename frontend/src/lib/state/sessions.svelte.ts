@@ -5,6 +5,7 @@ import * as api from '../api';
 import type { Session } from '../types';
 import type { ChatState } from './chat.svelte';
 import type { ToastState } from './toasts.svelte';
+import { errorText } from '../text';
 
 export class SessionsState {
   list = $state<Session[]>([]);
@@ -63,7 +64,7 @@ export class SessionsState {
       this.list = await api.listSessions();
       this.error = '';
     } catch (e) {
-      this.error = e instanceof Error ? e.message : String(e);
+      this.error = errorText(e);
     } finally {
       this.loaded = true;
     }

@@ -2,6 +2,7 @@
 
 import * as api from '../api';
 import type { Stats } from '../types';
+import { errorText } from '../text';
 
 export class StatsState {
   open = $state(false);
@@ -41,7 +42,7 @@ export class StatsState {
       this.data = await api.getStats();
       this.error = '';
     } catch (e) {
-      this.error = e instanceof Error ? e.message : String(e);
+      this.error = errorText(e);
     } finally {
       this.loading = false;
     }

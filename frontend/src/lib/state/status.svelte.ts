@@ -3,6 +3,7 @@
 import * as api from '../api';
 import type { Connection } from '../api';
 import type { Meter, Status } from '../types';
+import { errorText } from '../text';
 
 export class StatusState {
   status = $state<Status | null>(null);
@@ -26,7 +27,7 @@ export class StatusState {
       this.status = await api.getStatus();
       this.error = '';
     } catch (e) {
-      this.error = e instanceof Error ? e.message : String(e);
+      this.error = errorText(e);
     }
   };
 

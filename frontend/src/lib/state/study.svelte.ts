@@ -12,6 +12,7 @@ type SummaryEv =
   | { kind: 'done'; e: SummaryDone }
   | { kind: 'error'; e: SummaryError };
 import type { ToastState } from './toasts.svelte';
+import { errorText } from '../text';
 
 export class StudyState {
   /** Cards due now per document id. */
@@ -99,7 +100,7 @@ export class StudyState {
       );
       await this.refreshDue();
     } catch (e) {
-      const msg = e instanceof Error ? e.message : String(e);
+      const msg = errorText(e);
       if (/context canceled/.test(msg)) this.toasts.show(`Stopped asking the model for cards from ${title}: the cards checked before are kept`);
       else this.toasts.show(`Could not make cards: ${msg}`, 'error');
       void this.refreshDue();
@@ -247,7 +248,7 @@ export class StudyState {
       for (const ev of early) this.#summaryEvent(ev.kind, ev.e);
     } catch (e) {
       this.sumRunning = false;
-      this.sumError = e instanceof Error ? e.message : String(e);
+      this.sumError = errorText(e);
     }
   };
 
@@ -272,7 +273,7 @@ export class StudyState {
     try {
       await api.makeCards(sessionID, []);
     } catch (e) {
-      this.toasts.show(`Could not make cards: ${e instanceof Error ? e.message : String(e)}`, 'error');
+      this.toasts.show(`Could not make cards: ${errorText(e)}`, 'error');
       return;
     }
     void this.refreshDue();
@@ -287,7 +288,7 @@ export class StudyState {
       this.queue = await api.dueCards(deckID, 0);
     } catch (e) {
       this.queue = [];
-      this.error = e instanceof Error ? e.message : String(e);
+      this.error = errorText(e);
     }
     this.index = 0;
     this.shown = false;
@@ -310,7 +311,7 @@ export class StudyState {
       this.shown = false;
       void this.refreshDue();
     } catch (e) {
-      this.error = e instanceof Error ? e.message : String(e);
+      this.error = errorText(e);
     }
   };
 
@@ -328,7 +329,7 @@ export class StudyState {
       this.error = '';
       return true;
     } catch (err) {
-      this.error = err instanceof Error ? err.message : String(err);
+      this.error = errorText(err);
       return false;
     }
   };
@@ -346,7 +347,7 @@ export class StudyState {
       this.toasts.show(how === 'suspend' ? 'Card suspended: it is out of your reviews' : 'Card deleted');
       void this.refreshDue();
     } catch (err) {
-      this.error = err instanceof Error ? err.message : String(err);
+      this.error = errorText(err);
     }
   };
 
@@ -380,7 +381,7 @@ export class StudyState {
       this.questions = await api.quiz(this.quizDeck, n);
     } catch (e) {
       this.questions = [];
-      this.error = e instanceof Error ? e.message : String(e);
+      this.error = errorText(e);
     }
     this.quizOpen = true;
   };
@@ -404,7 +405,7 @@ export class StudyState {
         correct = m.correct;
         note = markingNote(m);
       } catch (e) {
-        this.error = e instanceof Error ? e.message : String(e);
+        this.error = errorText(e);
         return;
       }
     }
@@ -426,7 +427,7 @@ export class StudyState {
       await api.recordQuiz(this.quizDeck, this.questions.length, this.right);
       this.scores = await api.quizScores(this.quizDeck);
     } catch (e) {
-      this.error = e instanceof Error ? e.message : String(e);
+      this.error = errorText(e);
     }
   };
 

@@ -1,5 +1,7 @@
 // Short notices in a corner: "Already in your library", failed calls, and so on.
 
+import { errorText } from '../text';
+
 export type Toast = { id: number; kind: 'info' | 'error'; text: string };
 
 export class ToastState {
@@ -16,7 +18,7 @@ export class ToastState {
   };
 
   error = (e: unknown, prefix = ''): void => {
-    const msg = e instanceof Error ? e.message : String(e);
+    const msg = errorText(e);
     this.show(prefix ? `${prefix}: ${msg}` : msg, 'error');
   };
 

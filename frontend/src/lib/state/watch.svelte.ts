@@ -3,6 +3,7 @@
 
 import * as realApi from '../api';
 import type { WatchedFolder, WatchSynced } from '../types';
+import { errorText } from '../text';
 
 export type WatchApi = {
   listWatched: () => Promise<WatchedFolder[]>;
@@ -18,7 +19,7 @@ const defaultApi: WatchApi = {
   onSynced: (cb) => realApi.on('watch:synced', cb),
 };
 
-const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+const errText = (e: unknown) => (errorText(e));
 
 /** The same folder however it was typed: no trailing separator, surrounding blanks trimmed. */
 export function normalizeDir(dir: string): string {
