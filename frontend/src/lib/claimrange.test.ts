@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { claimFor, claimRange, plainClaim } from './claimrange';
-import { renderAnswer } from './markdown';
+import { renderAnswer } from './render';
 import type { Citation, Claim } from './types';
 
 const cite = (n: number): Citation => ({ n, doc_id: 'd', doc_title: 'D', doc_path: '/d', page: n, text: `passage ${n}` });

@@ -2,7 +2,7 @@
 import hostileMD from '../../e2e/fixtures/hostile.md?raw';
 import hostileTXT from '../../e2e/fixtures/hostile.txt?raw';
 import { describe, expect, it } from 'vitest';
-import { renderAnswer } from './markdown';
+import { renderAnswer } from './render';
 
 const fixture = (name: string) => (name === 'hostile.md' ? hostileMD : hostileTXT);
 const DANGEROUS = 'script, img, svg, iframe, object, embed, style, link, meta, base, form, input, details, math, body';

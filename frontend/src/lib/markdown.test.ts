@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { linkCitations, renderAnswer, renderMarkdown } from './markdown';
+import { linkCitations } from './markdown';
+import { renderAnswer, renderMarkdown } from './render';
 import type { Citation } from './types';
 
 const cite = (n: number, over: Partial<Citation> = {}): Citation => ({
