@@ -1,6 +1,7 @@
 // Package archtest checks the shape of the module that docs/architecture.md draws: the
 // layers import one way only, product code leaves internal/ (test and bench tooling)
-// alone, and only backend/envconfig reads Carrel's environment variables.
+// alone, only backend/envconfig reads Carrel's environment variables, and no product
+// function is longer than 80 lines (funclen_test.go).
 package archtest
 
 import (
