@@ -142,26 +142,7 @@ func cacheCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 	args = fsg.Args()
 	switch sub {
 	case "status":
-		cs, err := eng.Asking().CacheStatus(ctx)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return json.NewEncoder(env.Stdout).Encode(cs)
-		}
-		state := "on"
-		if !cs.Enabled {
-			state = "off"
-		}
-		fmt.Fprintf(env.Stdout, "answer cache %s: %d answers kept; matching by %s", state, cs.Entries, cs.Match)
-		if cs.Match == chat.MatchMeaning {
-			fmt.Fprintf(env.Stdout, " (%s, cosine ≥ %.3f, and the same content words)", cs.EmbedModel, cs.Threshold)
-		}
-		fmt.Fprintln(env.Stdout)
-		if cs.Note != "" {
-			fmt.Fprintln(env.Stdout, cs.Note)
-		}
-		return nil
+		return cacheStatus(ctx, eng, *asJSON, env)
 	case "clear":
 		n, err := eng.Asking().ClearCache(ctx)
 		if err != nil {
@@ -179,34 +160,64 @@ func cacheCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) e
 		if len(args) != 1 {
 			return usageError{errors.New("cache calibrate: give a pairs file (JSON lines of {\"a\", \"b\", \"same\"}), e.g. backend/cache/testdata/pairs.jsonl")}
 		}
-		pairs, err := cache.ReadPairs(args[0])
-		if err != nil {
-			return err
-		}
-		c, err := eng.Asking().CalibrateCache(ctx, pairs)
-		if err != nil {
-			return err
-		}
-		if *set {
-			if err := eng.Asking().SetCacheThreshold(ctx, c.Threshold); err != nil {
-				return err
-			}
-		}
-		if *asJSON {
-			return json.NewEncoder(env.Stdout).Encode(c)
-		}
-		fmt.Fprintf(env.Stdout, "%s on %d pairs\n", c.Model, c.Same.N+c.Different.N)
-		fmt.Fprintf(env.Stdout, "  paraphrases  cosine min %.3f  p10 %.3f  p50 %.3f  max %.3f\n", c.Same.Min, c.Same.P10, c.Same.P50, c.Same.Max)
-		fmt.Fprintf(env.Stdout, "  different    cosine min %.3f  p10 %.3f  p50 %.3f  max %.3f\n", c.Different.Min, c.Different.P10, c.Different.P50, c.Different.Max)
-		fmt.Fprintf(env.Stdout, "  embedding alone would need ≥ %.3f; with the word check: threshold %.3f\n", c.ThresholdAlone, c.Threshold)
-		fmt.Fprintf(env.Stdout, "  at %.3f: embedding alone recalls %.0f%% of paraphrases with %.0f%% wrong hits; words alone %.0f%% / %.0f%%; both (the cache) %.0f%% / %.0f%%\n",
-			c.Threshold, 100*c.EmbeddingRecall, 100*c.EmbeddingFalse, 100*c.WordsRecall, 100*c.WordsFalse, 100*c.HitRecall, 100*c.HitFalse)
-		if *set {
-			fmt.Fprintf(env.Stdout, "threshold set to %.3f\n", c.Threshold)
-		}
-		return nil
+		return calibrateCache(ctx, eng, args[0], *set, *asJSON, env)
 	}
 	return usageError{fmt.Errorf("cache: unknown subcommand %q\n%s", sub, cacheUsage)}
+}
+
+// cacheStatus prints whether the answer cache is on, what it holds and how it matches.
+func cacheStatus(ctx context.Context, eng *engine.Engine, asJSON bool, env Env) error {
+	cs, err := eng.Asking().CacheStatus(ctx)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(env.Stdout).Encode(cs)
+	}
+	state := "on"
+	if !cs.Enabled {
+		state = "off"
+	}
+	fmt.Fprintf(env.Stdout, "answer cache %s: %d answers kept; matching by %s", state, cs.Entries, cs.Match)
+	if cs.Match == chat.MatchMeaning {
+		fmt.Fprintf(env.Stdout, " (%s, cosine ≥ %.3f, and the same content words)", cs.EmbedModel, cs.Threshold)
+	}
+	fmt.Fprintln(env.Stdout)
+	if cs.Note != "" {
+		fmt.Fprintln(env.Stdout, cs.Note)
+	}
+	return nil
+}
+
+// calibrateCache prints the cosine distributions of the pairs in pairsFile for the
+// embedding model and the threshold they give, kept from now on when set.
+func calibrateCache(ctx context.Context, eng *engine.Engine, pairsFile string, set, asJSON bool, env Env) error {
+	pairs, err := cache.ReadPairs(pairsFile)
+	if err != nil {
+		return err
+	}
+	c, err := eng.Asking().CalibrateCache(ctx, pairs)
+	if err != nil {
+		return err
+	}
+	if set {
+		if err := eng.Asking().SetCacheThreshold(ctx, c.Threshold); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		return json.NewEncoder(env.Stdout).Encode(c)
+	}
+	fmt.Fprintf(env.Stdout, "%s on %d pairs\n", c.Model, c.Same.N+c.Different.N)
+	fmt.Fprintf(env.Stdout, "  paraphrases  cosine min %.3f  p10 %.3f  p50 %.3f  max %.3f\n", c.Same.Min, c.Same.P10, c.Same.P50, c.Same.Max)
+	fmt.Fprintf(env.Stdout, "  different    cosine min %.3f  p10 %.3f  p50 %.3f  max %.3f\n", c.Different.Min, c.Different.P10, c.Different.P50, c.Different.Max)
+	fmt.Fprintf(env.Stdout, "  embedding alone would need ≥ %.3f; with the word check: threshold %.3f\n", c.ThresholdAlone, c.Threshold)
+	fmt.Fprintf(env.Stdout, "  at %.3f: embedding alone recalls %.0f%% of paraphrases with %.0f%% wrong hits; words alone %.0f%% / %.0f%%; both (the cache) %.0f%% / %.0f%%\n",
+		c.Threshold, 100*c.EmbeddingRecall, 100*c.EmbeddingFalse, 100*c.WordsRecall, 100*c.WordsFalse, 100*c.HitRecall, 100*c.HitFalse)
+	if set {
+		fmt.Fprintf(env.Stdout, "threshold set to %.3f\n", c.Threshold)
+	}
+	return nil
 }
 
 // cachedLine tells where a reused answer came from and how to ask afresh.

@@ -61,45 +61,12 @@ func sessionsCmd(ctx context.Context, eng *engine.Engine, args []string, env Env
 	}
 	switch sub {
 	case "list":
-		list, err := eng.Asking().Sessions(ctx)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return json.NewEncoder(env.Stdout).Encode(list)
-		}
-		if len(list) == 0 {
-			fmt.Fprintln(env.Stdout, "No sessions yet: `carrel ask QUESTION` starts one.")
-		}
-		for _, s := range list {
-			fmt.Fprintf(env.Stdout, "%s  %s  %2d questions  $%.4f  %s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"),
-				s.Messages, s.CostUSD, s.Title)
-		}
-		if m, err := eng.Meter(ctx); err == nil && len(list) > 0 {
-			fmt.Fprintf(env.Stdout, "total spent: $%.4f", m.TotalUSD)
-			if m.BudgetUSD > 0 {
-				fmt.Fprintf(env.Stdout, " of a $%.2f budget (%.0f%%)", m.BudgetUSD, 100*m.BudgetUsed)
-			}
-			fmt.Fprintln(env.Stdout)
-		}
-		return nil
+		return listSessions(ctx, eng, *asJSON, env)
 	case "show":
 		if err := needID(1); err != nil {
 			return err
 		}
-		d, err := eng.Asking().Session(ctx, args[0])
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return json.NewEncoder(env.Stdout).Encode(d)
-		}
-		md, err := eng.Asking().Export(ctx, args[0])
-		if err != nil {
-			return err
-		}
-		fmt.Fprint(env.Stdout, md)
-		return nil
+		return showSession(ctx, eng, args[0], *asJSON, env)
 	case "export":
 		if err := needID(1); err != nil {
 			return err
@@ -125,6 +92,49 @@ func sessionsCmd(ctx context.Context, eng *engine.Engine, args []string, env Env
 		return eng.Asking().Delete(ctx, args[0])
 	}
 	return usageError{fmt.Errorf("sessions: unknown command %q\n%s", sub, sessionsUsage)}
+}
+
+// listSessions prints the sessions and what was spent in all.
+func listSessions(ctx context.Context, eng *engine.Engine, asJSON bool, env Env) error {
+	list, err := eng.Asking().Sessions(ctx)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(env.Stdout).Encode(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(env.Stdout, "No sessions yet: `carrel ask QUESTION` starts one.")
+	}
+	for _, s := range list {
+		fmt.Fprintf(env.Stdout, "%s  %s  %2d questions  $%.4f  %s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"),
+			s.Messages, s.CostUSD, s.Title)
+	}
+	if m, err := eng.Meter(ctx); err == nil && len(list) > 0 {
+		fmt.Fprintf(env.Stdout, "total spent: $%.4f", m.TotalUSD)
+		if m.BudgetUSD > 0 {
+			fmt.Fprintf(env.Stdout, " of a $%.2f budget (%.0f%%)", m.BudgetUSD, 100*m.BudgetUsed)
+		}
+		fmt.Fprintln(env.Stdout)
+	}
+	return nil
+}
+
+// showSession prints session id as Markdown (or JSON).
+func showSession(ctx context.Context, eng *engine.Engine, id string, asJSON bool, env Env) error {
+	d, err := eng.Asking().Session(ctx, id)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(env.Stdout).Encode(d)
+	}
+	md, err := eng.Asking().Export(ctx, id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(env.Stdout, md)
+	return nil
 }
 
 // applyAnswerFlags applies --provider, --cloud-model and --budget over config.json.
