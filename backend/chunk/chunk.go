@@ -483,16 +483,8 @@ func (sp *splitter) chunk(s, e int) Chunk {
 // cut decides where the chunk starting at byte start ends (cut) and where
 // the next one starts (next, before skipping white space).
 func (sp *splitter) cut(start int) (cut, next int) {
-	text, o, end := sp.text[:sp.end], sp.opts, sp.end
-	// Byte offsets of the runes from start, up to Max+Min runes ahead.
-	sp.pos = sp.pos[:0]
-	i := start
-	for len(sp.pos) <= o.Max+o.Min && i < end {
-		sp.pos = append(sp.pos, i)
-		_, size := utf8.DecodeRuneInString(text[i:])
-		i += size
-	}
-	sp.pos = append(sp.pos, i) // pos[k] is where rune k starts; pos[len-1] is the end
+	o, end := sp.opts, sp.end
+	i := sp.window(start)
 	runes := len(sp.pos) - 1
 	lo, hi := o.Min, o.Max
 	// The rest fits: it is still cut where a section starts, if both sides keep Min.
@@ -504,8 +496,36 @@ func (sp *splitter) cut(start int) (cut, next int) {
 	if fits && hi <= lo {
 		return end, end
 	}
+	bestK, bestClass := sp.bestBoundary(start, lo, hi, fits)
+	if fits && bestClass > atTitleLine {
+		return end, end
+	}
+	return sp.cutAt(start, bestK, bestClass)
+}
 
-	best, bestK, bestClass := 1e9, hi, atHard
+// window fills sp.pos with the byte offsets of the runes from start, up to Max+Min
+// runes ahead, and the offset after the last (pos[k] is where rune k starts;
+// pos[len-1] is the end), which it returns.
+func (sp *splitter) window(start int) int {
+	text, o, end := sp.text[:sp.end], sp.opts, sp.end
+	sp.pos = sp.pos[:0]
+	i := start
+	for len(sp.pos) <= o.Max+o.Min && i < end {
+		sp.pos = append(sp.pos, i)
+		_, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+	}
+	sp.pos = append(sp.pos, i)
+	return i
+}
+
+// bestBoundary scores the boundaries between runes lo and hi of the window (headings, then
+// runs of white space outside spans) and returns the best one's rune and class. When
+// the rest fits, only section starts are considered.
+func (sp *splitter) bestBoundary(start, lo, hi int, fits bool) (bestK int, bestClass class) {
+	text, o, end := sp.text[:sp.end], sp.opts, sp.end
+	best := 1e9
+	bestK, bestClass = hi, atHard
 	consider := func(k int, c class) {
 		score := penalty[c] + abs(float64(k-o.Target))/float64(o.Target)
 		if score < best {
@@ -540,9 +560,14 @@ func (sp *splitter) cut(start int) (cut, next int) {
 			consider(k, c)
 		}
 	}
-	if fits && bestClass > atTitleLine {
-		return end, end
-	}
+	return bestK, bestClass
+}
+
+// cutAt cuts the chunk starting at byte start before rune bestK of the window, a
+// boundary of class bestClass, unless that falls in a span, and starts the next chunk
+// there or, cut inside a paragraph, with overlap.
+func (sp *splitter) cutAt(start, bestK int, bestClass class) (cut, next int) {
+	text, o := sp.text[:sp.end], sp.opts
 	cut = sp.pos[bestK]
 	if sp2, in := inside(sp.spans, cut); in {
 		// No boundary in [Min, Max] lies outside the blocks: the window ends

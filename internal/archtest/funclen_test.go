@@ -32,7 +32,6 @@ var longAllowed = map[string]string{
 	"backend/ingest/pdftext interp.op":   "to split",
 	"backend/ingest/pdftext interp.show": "to split",
 	"backend/ingest/pdftext lexer.next":  "to split",
-	"backend/chunk splitter.cut":         "to split",
 
 	// The desktop entry: it builds the Wails options (window, dialogs, lifecycle hooks)
 	// once at start; no request passes through it.
