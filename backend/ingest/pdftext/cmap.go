@@ -70,85 +70,127 @@ func parseCMap(data []byte) *cmap {
 		}
 		switch string(o.str) {
 		case "endcodespacerange":
-			for i := 0; i+1 < len(stack); i += 2 {
-				lo, hi := stack[i], stack[i+1]
-				if lo.kind == kStr && hi.kind == kStr && len(lo.str) > 0 && len(lo.str) <= 4 {
-					m.space = append(m.space, codeRange{n: len(lo.str), lo: codeOf(lo.str), hi: codeOf(hi.str)})
-				}
-			}
+			m.addSpace(stack)
 		case "endbfchar":
-			for i := 0; i+1 < len(stack) && entries < maxCMapEntries; i += 2 {
-				src, dst := stack[i], stack[i+1]
-				if src.kind != kStr {
-					continue
-				}
-				switch dst.kind {
-				case kStr:
-					m.single[codeOf(src.str)] = utf16Text(dst.str)
-				case kName:
-					m.single[codeOf(src.str)] = glyphText(string(dst.str))
-				}
-				entries++
-			}
+			entries = m.addBFChars(stack, entries)
 		case "endbfrange":
-			for i := 0; i+2 < len(stack) && entries < maxCMapEntries; i += 3 {
-				lo, hi, dst := stack[i], stack[i+1], stack[i+2]
-				if lo.kind != kStr || hi.kind != kStr {
-					continue
-				}
-				r := uniRange{lo: codeOf(lo.str), hi: codeOf(hi.str)}
-				if r.hi < r.lo || r.hi-r.lo > 0xFFFF {
-					continue
-				}
-				switch dst.kind {
-				case kStr:
-					if len(dst.str) < 2 {
-						if len(dst.str) == 1 {
-							r.dst = []uint16{uint16(dst.str[0])}
-						} else {
-							continue
-						}
-					} else {
-						r.dst = make([]uint16, len(dst.str)/2)
-						for k := range r.dst {
-							r.dst[k] = uint16(dst.str[2*k])<<8 | uint16(dst.str[2*k+1])
-						}
-					}
-				case kArr:
-					for _, e := range dst.arr {
-						if e.kind == kStr {
-							r.list = append(r.list, utf16Text(e.str))
-						} else {
-							r.list = append(r.list, "")
-						}
-					}
-				default:
-					continue
-				}
-				m.ranges = append(m.ranges, r)
-				entries++
-			}
+			entries = m.addBFRanges(stack, entries)
 		case "endcidchar":
-			for i := 0; i+1 < len(stack) && entries < maxCMapEntries; i += 2 {
-				if stack[i].kind == kStr && stack[i+1].kind == kNum {
-					if m.cids == nil {
-						m.cids = map[uint32]uint32{}
-					}
-					m.cids[codeOf(stack[i].str)] = uint32(max(0, stack[i+1].num))
-					entries++
-				}
-			}
+			entries = m.addCIDChars(stack, entries)
 		case "endcidrange":
-			for i := 0; i+2 < len(stack) && entries < maxCMapEntries; i += 3 {
-				if stack[i].kind == kStr && stack[i+1].kind == kStr && stack[i+2].kind == kNum {
-					m.cidRange = append(m.cidRange, cidRange{codeOf(stack[i].str), codeOf(stack[i+1].str), uint32(max(0, stack[i+2].num))})
-					entries++
-				}
-			}
+			entries = m.addCIDRanges(stack, entries)
 		}
 		stack = stack[:0]
 	}
 	return m
+}
+
+// addSpace reads a codespacerange's pairs of low and high codes.
+func (m *cmap) addSpace(stack []operand) {
+	for i := 0; i+1 < len(stack); i += 2 {
+		lo, hi := stack[i], stack[i+1]
+		if lo.kind == kStr && hi.kind == kStr && len(lo.str) > 0 && len(lo.str) <= 4 {
+			m.space = append(m.space, codeRange{n: len(lo.str), lo: codeOf(lo.str), hi: codeOf(hi.str)})
+		}
+	}
+}
+
+// addBFChars reads a bfchar block's code → text pairs (text as UTF-16 or a glyph name)
+// while entries, the CMap's count so far, is under maxCMapEntries; it returns the count.
+func (m *cmap) addBFChars(stack []operand, entries int) int {
+	for i := 0; i+1 < len(stack) && entries < maxCMapEntries; i += 2 {
+		src, dst := stack[i], stack[i+1]
+		if src.kind != kStr {
+			continue
+		}
+		switch dst.kind {
+		case kStr:
+			m.single[codeOf(src.str)] = utf16Text(dst.str)
+		case kName:
+			m.single[codeOf(src.str)] = glyphText(string(dst.str))
+		}
+		entries++
+	}
+	return entries
+}
+
+// addBFRanges reads a bfrange block's low code, high code and destination triples, as
+// addBFChars its pairs.
+func (m *cmap) addBFRanges(stack []operand, entries int) int {
+	for i := 0; i+2 < len(stack) && entries < maxCMapEntries; i += 3 {
+		lo, hi, dst := stack[i], stack[i+1], stack[i+2]
+		if lo.kind != kStr || hi.kind != kStr {
+			continue
+		}
+		r, ok := bfRange(lo, hi, dst)
+		if !ok {
+			continue
+		}
+		m.ranges = append(m.ranges, r)
+		entries++
+	}
+	return entries
+}
+
+// bfRange is the range from code lo to hi mapped to dst: the first code's UTF-16 text
+// (counting up) or an array of one text per code. It is false for what cannot be read
+// and for a range of more than 64k codes.
+func bfRange(lo, hi, dst operand) (uniRange, bool) {
+	r := uniRange{lo: codeOf(lo.str), hi: codeOf(hi.str)}
+	if r.hi < r.lo || r.hi-r.lo > 0xFFFF {
+		return r, false
+	}
+	switch dst.kind {
+	case kStr:
+		if len(dst.str) < 2 {
+			if len(dst.str) == 1 {
+				r.dst = []uint16{uint16(dst.str[0])}
+			} else {
+				return r, false
+			}
+		} else {
+			r.dst = make([]uint16, len(dst.str)/2)
+			for k := range r.dst {
+				r.dst[k] = uint16(dst.str[2*k])<<8 | uint16(dst.str[2*k+1])
+			}
+		}
+	case kArr:
+		for _, e := range dst.arr {
+			if e.kind == kStr {
+				r.list = append(r.list, utf16Text(e.str))
+			} else {
+				r.list = append(r.list, "")
+			}
+		}
+	default:
+		return r, false
+	}
+	return r, true
+}
+
+// addCIDChars reads a cidchar block's code → CID pairs, as addBFChars its pairs.
+func (m *cmap) addCIDChars(stack []operand, entries int) int {
+	for i := 0; i+1 < len(stack) && entries < maxCMapEntries; i += 2 {
+		if stack[i].kind == kStr && stack[i+1].kind == kNum {
+			if m.cids == nil {
+				m.cids = map[uint32]uint32{}
+			}
+			m.cids[codeOf(stack[i].str)] = uint32(max(0, stack[i+1].num))
+			entries++
+		}
+	}
+	return entries
+}
+
+// addCIDRanges reads a cidrange block's low code, high code and first CID triples.
+func (m *cmap) addCIDRanges(stack []operand, entries int) int {
+	for i := 0; i+2 < len(stack) && entries < maxCMapEntries; i += 3 {
+		if stack[i].kind == kStr && stack[i+1].kind == kStr && stack[i+2].kind == kNum {
+			m.cidRange = append(m.cidRange, cidRange{codeOf(stack[i].str), codeOf(stack[i+1].str), uint32(max(0, stack[i+2].num))})
+			entries++
+		}
+	}
+	return entries
 }
 
 // text returns the Unicode text of code, if the CMap maps it.

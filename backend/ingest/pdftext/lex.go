@@ -97,51 +97,9 @@ func (l *lexer) next(depth int) (operand, bool) {
 		}
 		return operand{kind: kName, str: l.b[s:l.pos]}, true
 	case c == '[':
-		l.pos++
-		var arr []operand
-		nested := depth > 0
-		start := len(l.arena)
-		done := func() (operand, bool) {
-			if !nested {
-				arr = l.arena[start:len(l.arena):len(l.arena)]
-			}
-			return operand{kind: kArr, arr: arr}, true
-		}
-		for {
-			l.skipSpace()
-			if l.pos >= len(l.b) {
-				return done()
-			}
-			if l.b[l.pos] == ']' {
-				l.pos++
-				return done()
-			}
-			if depth > 32 {
-				l.pos++
-				continue
-			}
-			o, ok := l.next(depth + 1)
-			if !ok || o.kind == kOp { // a malformed array: keep the operator out of it
-				return done()
-			}
-			if nested {
-				arr = append(arr, o)
-			} else {
-				l.arena = append(l.arena, o)
-			}
-		}
+		return l.array(depth), true
 	case c == '+' || c == '-' || c == '.' || (c >= '0' && c <= '9'):
-		s := l.pos
-		l.pos++
-		for l.pos < len(l.b) {
-			d := l.b[l.pos]
-			if (d >= '0' && d <= '9') || d == '.' || d == '-' || d == '+' {
-				l.pos++
-				continue
-			}
-			break
-		}
-		return operand{kind: kNum, num: parseNum(l.b[s:l.pos])}, true
+		return l.number(), true
 	case isDelim(c):
 		l.pos++
 		return operand{kind: kOther}, true
@@ -156,6 +114,59 @@ func (l *lexer) next(depth int) (operand, bool) {
 		return operand{kind: kOther}, true
 	}
 	return operand{kind: kOp, str: w}, true
+}
+
+// array reads an [array], the lexer at its '['. A top-level array's elements stay in
+// the arena (see reset); a nested one's get their own slice.
+func (l *lexer) array(depth int) operand {
+	l.pos++
+	var arr []operand
+	nested := depth > 0
+	start := len(l.arena)
+	done := func() operand {
+		if !nested {
+			arr = l.arena[start:len(l.arena):len(l.arena)]
+		}
+		return operand{kind: kArr, arr: arr}
+	}
+	for {
+		l.skipSpace()
+		if l.pos >= len(l.b) {
+			return done()
+		}
+		if l.b[l.pos] == ']' {
+			l.pos++
+			return done()
+		}
+		if depth > 32 {
+			l.pos++
+			continue
+		}
+		o, ok := l.next(depth + 1)
+		if !ok || o.kind == kOp { // a malformed array: keep the operator out of it
+			return done()
+		}
+		if nested {
+			arr = append(arr, o)
+		} else {
+			l.arena = append(l.arena, o)
+		}
+	}
+}
+
+// number reads a number, the lexer at its first character.
+func (l *lexer) number() operand {
+	s := l.pos
+	l.pos++
+	for l.pos < len(l.b) {
+		d := l.b[l.pos]
+		if (d >= '0' && d <= '9') || d == '.' || d == '-' || d == '+' {
+			l.pos++
+			continue
+		}
+		break
+	}
+	return operand{kind: kNum, num: parseNum(l.b[s:l.pos])}
 }
 
 // parseNum reads a PDF number leniently: "--5" and "1.2.3" occur in the

@@ -402,6 +402,8 @@ func nums(ops []operand, n int) ([]float64, bool) {
 	return v[:n], true
 }
 
+// op runs one operator with its operands: the graphics state, text objects and fonts,
+// XObjects and inline images here, the other text operators in textOp.
 func (in *interp) op(op []byte, ops []operand, res types.Dict, depth int, l *lexer) {
 	gs := &in.gs
 	switch string(op) { // no allocation: the compiler compares the bytes
@@ -425,6 +427,23 @@ func (in *interp) op(op []byte, ops []operand, res types.Dict, depth int, l *lex
 			gs.size = ops[len(ops)-1].num
 			gs.font = in.font(res, ops[len(ops)-2].str)
 		}
+	case "Do":
+		if len(ops) > 0 && ops[len(ops)-1].kind == kName {
+			in.xobject(res, string(ops[len(ops)-1].str), depth)
+		}
+	case "BI":
+		in.page.Images = true
+	case "ID":
+		l.skipInlineImage()
+	default:
+		in.textOp(op, ops)
+	}
+}
+
+// textOp runs the text operators but BT and Tf: text state, positioning and showing.
+func (in *interp) textOp(op []byte, ops []operand) {
+	gs := &in.gs
+	switch string(op) { // no allocation, as in op
 	case "Tc":
 		if v, ok := nums(ops, 1); ok {
 			gs.tc = v[0]
@@ -488,14 +507,6 @@ func (in *interp) op(op []byte, ops []operand, res types.Dict, depth int, l *lex
 				}
 			}
 		}
-	case "Do":
-		if len(ops) > 0 && ops[len(ops)-1].kind == kName {
-			in.xobject(res, string(ops[len(ops)-1].str), depth)
-		}
-	case "BI":
-		in.page.Images = true
-	case "ID":
-		l.skipInlineImage()
 	}
 }
 
@@ -573,13 +584,7 @@ func (in *interp) show(s []byte) {
 	gs := &in.gs
 	f := gs.font
 	if f == nil {
-		// Text in a font that is missing: its glyphs are unknown.
-		n := utf8.RuneCount(s)
-		in.page.Glyphs += n
-		in.page.Unknown += n
-		if n > 1 {
-			in.page.UnknownRuns += n
-		}
+		in.missingFont(s)
 		return
 	}
 	if f.vertical {
@@ -592,13 +597,7 @@ func (in *interp) show(s []byte) {
 	adv := math.Hypot(ax, ay) // page units per text space unit along the baseline
 	size := math.Hypot(m[2], m[3])
 	if adv == 0 || size == 0 {
-		// Degenerate: glyphs of zero size are invisible; still count them.
-		f.decode(s, func(g glyphInfo) {
-			in.page.Glyphs++
-			if !g.ok {
-				in.page.Unknown++
-			}
-		})
+		in.invisible(f, s)
 		return
 	}
 	run := 0 // unknown glyphs in a row
@@ -613,10 +612,7 @@ func (in *interp) show(s []byte) {
 		}
 	}
 	cos, sin := ax/adv, ay/adv
-	dir := int32(math.Round(math.Atan2(ay, ax) * 180 / math.Pi))
-	if dir == -180 {
-		dir = 180
-	}
+	dir := direction(ax, ay)
 	// Distances along the baseline, for the frame coordinates.
 	hscale := adv / (gs.size * gs.th) // page units per text space unit, unscaled by size
 	if gs.size*gs.th == 0 {
@@ -653,6 +649,35 @@ func (in *interp) show(s []byte) {
 		in.tm[4] += tx * in.tm[0]
 		in.tm[5] += tx * in.tm[1]
 	})
+}
+
+// missingFont counts the glyphs of a string in a font that is missing: all unknown.
+func (in *interp) missingFont(s []byte) {
+	n := utf8.RuneCount(s)
+	in.page.Glyphs += n
+	in.page.Unknown += n
+	if n > 1 {
+		in.page.UnknownRuns += n
+	}
+}
+
+// invisible counts the glyphs of a string drawn at zero size: none is placed.
+func (in *interp) invisible(f *font, s []byte) {
+	f.decode(s, func(g glyphInfo) {
+		in.page.Glyphs++
+		if !g.ok {
+			in.page.Unknown++
+		}
+	})
+}
+
+// direction is the baseline's angle from (ax, ay), in whole degrees, -180 given as 180.
+func direction(ax, ay float64) int32 {
+	dir := int32(math.Round(math.Atan2(ay, ax) * 180 / math.Pi))
+	if dir == -180 {
+		dir = 180
+	}
+	return dir
 }
 
 // cache holds what one goroutine decoded for earlier pages of a document:
