@@ -1,38 +1,39 @@
-// Find in the document shown: every match, page by page (OCR words on scanned pages,
-// pdf.js's text elsewhere), the current one, and its rectangles on the drawn page.
+// Find in the document shown: every match, page by page, the current one, and its
+// rectangles on the drawn page. Pages come as their text runs (OCR words on scanned pages,
+// pdf.js's text elsewhere: render.svelte.ts's pageItems), so finding knows no pdf.js.
 
-import type { PageViewport, PDFDocumentProxy } from 'pdfjs-dist';
+import type { PageViewport } from 'pdfjs-dist';
 import { findAll, wordSpans, type Match } from '../doc-search';
 import type { Range } from '../highlight';
-import { spanRects, type OcrWord, type PageWords } from '../ocr-rects';
+import { spanRects, type OcrWord } from '../ocr-rects';
 
 /** What the page drawn last holds, for drawing search hits over it. */
 export type Drawn = { page: number; items: string[]; divs: HTMLElement[]; words: OcrWord[]; viewport: PageViewport };
 
 type Rect = { left: number; top: number; width: number; height: number };
 
+/** A match: the page it is on and its place among that page's matches. */
+export type Found = { page: number; index: number };
+
+/** The match `dir` steps from `current` among `count`, round the ends. */
+export const stepFrom = (current: number, dir: 1 | -1, count: number): number => (current + dir + count) % count;
+
 export class DocFind {
   query = $state('');
-  matches = $state.raw<{ page: number; index: number }[]>([]);
+  matches = $state.raw<Found[]>([]);
   current = $state(-1);
   searching = $state(false);
   #seq = 0; // a newer search makes an older one stop
   #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
-    private doc: () => PDFDocumentProxy | null,
+    /** The document's page count (0 while none is open). */
+    private pages: () => number,
     private pageNum: () => number,
     private go: (n: number) => void,
-    private wordsOf: (n: number) => Promise<PageWords>,
+    /** The text runs of page n. */
+    private itemsOf: (n: number) => Promise<string[]>,
   ) {}
-
-  /** The text items of page n: OCR words on a scanned page, else pdf.js's text. */
-  async #pageItems(d: PDFDocumentProxy, n: number): Promise<string[]> {
-    const pw = await this.wordsOf(n);
-    if (pw.words.length) return pw.words.map((w) => w.text);
-    const tc = await (await d.getPage(n)).getTextContent();
-    return tc.items.map((it) => ('str' in it ? it.str : ''));
-  }
 
   onInput = (): void => {
     clearTimeout(this.#timer);
@@ -49,18 +50,18 @@ export class DocFind {
     const my = ++this.#seq;
     this.matches = [];
     this.current = -1;
-    const d = this.doc();
-    if (!d || !q.trim()) {
+    const count = this.pages();
+    if (!count || !q.trim()) {
       this.searching = false;
       return;
     }
     this.searching = true;
-    const found: { page: number; index: number }[] = [];
+    const found: Found[] = [];
     const from = this.pageNum();
     // From the page shown, round the document, so the first hit is the nearest one ahead.
-    for (let k = 0; k < d.numPages && found.length < 1000; k++) {
-      const n = ((from - 1 + k) % d.numPages) + 1;
-      const items = await this.#pageItems(d, n).catch(() => [] as string[]);
+    for (let k = 0; k < count && found.length < 1000; k++) {
+      const n = ((from - 1 + k) % count) + 1;
+      const items = await this.itemsOf(n).catch(() => [] as string[]);
       if (my !== this.#seq) return;
       const hits = findAll(items, q);
       hits.forEach((_, index) => found.push({ page: n, index }));
@@ -80,7 +81,7 @@ export class DocFind {
 
   step = (dir: 1 | -1): void => {
     if (!this.matches.length) return;
-    this.current = (this.current + dir + this.matches.length) % this.matches.length;
+    this.current = stepFrom(this.current, dir, this.matches.length);
     this.go(this.matches[this.current].page);
   };
 
@@ -103,9 +104,9 @@ export class DocFind {
    * The hits on the drawn page as a layer of rectangles (the current one marked), and the
    * current one's element to scroll to; null when there is nothing to draw.
    */
-  layer(d: Drawn | null, rendered: number, page: HTMLElement): { layer: HTMLElement; current: HTMLElement | null } | null {
+  layer(d: Drawn | null, page: HTMLElement): { layer: HTMLElement; current: HTMLElement | null } | null {
     const cur = this.matches[this.current];
-    if (!d || !this.query.trim() || !this.matches.length || d.page !== rendered) return null;
+    if (!d || !this.query.trim() || !this.matches.length) return null;
     const hits = findAll(d.items, this.query);
     const box = page.getBoundingClientRect();
     const layer = document.createElement('div');
@@ -127,6 +128,13 @@ export class DocFind {
       }
     });
     return { layer, current: currentEl };
+  }
+
+  /** Draws the hits on the drawn page into host; returns the current one's element. */
+  paint(host: HTMLElement, d: Drawn | null, page: HTMLElement): HTMLElement | null {
+    const hits = this.layer(d, page);
+    host.replaceChildren(...(hits ? [hits.layer] : []));
+    return hits?.current ?? null;
   }
 }
 

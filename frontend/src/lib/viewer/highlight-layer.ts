@@ -1,6 +1,6 @@
 // Highlighting the cited passage on a drawn PDF page: over pdf.js's text layer runs, or,
-// on a scanned page, as rectangles over the OCR word boxes. Pure DOM building: the
-// viewer component decides when (pdf-view.svelte).
+// on a scanned page, as rectangles over the OCR word boxes; and what the bar over the
+// page says of it. Pure DOM building: the page drawing decides when (render.svelte.ts).
 
 import type { PageViewport } from 'pdfjs-dist';
 import { findPassage, splitByRanges } from '../highlight';
@@ -8,6 +8,39 @@ import { passageSpans, spanRects, type PageWords } from '../ocr-rects';
 
 export type Focus = { start: number; end: number; quote: string } | null;
 export type HighlightState = 'none' | 'found' | 'partial' | 'missing';
+
+/** The cited passage, its supporting sentence, and the pages it is on. */
+export type Cited = { passage: string; focus: Focus; targetPage: number; lastPage: number };
+
+/** Whether page n holds part of the cited passage. */
+export const onPassage = (c: Pick<Cited, 'targetPage' | 'lastPage'>, n: number): boolean => !!c.targetPage && n >= c.targetPage && n <= c.lastPage;
+
+/**
+ * Highlights the cited passage on page n when it is on it: over the OCR word boxes on a
+ * scanned page (ocr given), else over the text layer's runs. Returns [state, strong shown].
+ */
+export function highlightPage(
+  c: Cited,
+  n: number,
+  text: { items: string[]; divs: HTMLElement[] },
+  ocr: { layer: HTMLElement; words: PageWords; viewport: PageViewport } | null,
+): [HighlightState, boolean] {
+  if (!c.passage || !onPassage(c, n)) return ['none', false];
+  const continued = n > c.targetPage;
+  const acrossPages = c.lastPage > c.targetPage;
+  if (ocr) return highlightOcrWords(ocr.layer, ocr.words, ocr.viewport, c.passage, c.focus, continued, acrossPages);
+  return highlightTextLayer(text.items, text.divs, c.passage, c.focus, continued, acrossPages);
+}
+
+/** What the bar over page n says of the passage highlighted there. */
+export function passageNote(state: HighlightState, strong: boolean, n: number, c: Pick<Cited, 'targetPage' | 'lastPage'>): string {
+  if (state === 'missing') return 'The passage could not be located on this page; its text is below.';
+  let note: string;
+  if (c.lastPage > c.targetPage) note = n === c.targetPage ? 'Cited passage starts on this page' : `Cited passage, continued from page ${c.targetPage}`;
+  else if (state === 'found') note = `Cited passage highlighted on page ${c.targetPage}`;
+  else note = 'Part of the cited passage is on this page';
+  return strong ? `${note}; the supporting sentence is marked darker` : note;
+}
 
 /**
  * What share of the passage a page must hold to count as found: the whole of it on a

@@ -1,12 +1,43 @@
-// The OCR layer of a scanned page: its recognised words as invisible text over the scan,
-// each stretched over its box, so that text on a scanned page can be selected and copied
-// like on any other page.
+// The OCR layer of a scanned page: the word boxes OCR read (fetched once per page), and
+// the layer over the scan that holds the passage's rectangles and the recognised words as
+// invisible text, each stretched over its box, so that text on a scanned page can be
+// selected and copied like on any other page.
 
 import type { PageViewport } from 'pdfjs-dist';
 import type { PageWords } from '../ocr-rects';
 
+export const NO_WORDS: PageWords = { ocr: false, width: 0, height: 0, words: [] };
+
+/** The word boxes of a document's pages, fetched once per page (none on a page with text). */
+export class OcrWords {
+  #pages = new Map<number, Promise<PageWords>>();
+
+  constructor(private fetch: (n: number) => Promise<PageWords>) {}
+
+  of = (n: number): Promise<PageWords> => {
+    let p = this.#pages.get(n);
+    if (!p) {
+      p = this.fetch(n).catch(() => {
+        this.#pages.delete(n); // a document still being added: ask again next time
+        return NO_WORDS;
+      });
+      this.#pages.set(n, p);
+    }
+    return p;
+  };
+}
+
+/** The empty layer over a scanned page: the passage's rectangles go in first, then the words. */
+export function ocrLayer(): HTMLElement {
+  const layer = document.createElement('div');
+  layer.className = 'ocr-layer';
+  layer.setAttribute('data-testid', 'ocr-layer');
+  return layer;
+}
+
 let measure: CanvasRenderingContext2D | null = null;
 
+/** The recognised words as invisible text, each over its box. */
 export function ocrTextLayer(pw: PageWords, viewport: PageViewport): HTMLElement {
   const layer = document.createElement('div');
   layer.className = 'ocr-text';
