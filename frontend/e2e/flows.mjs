@@ -139,7 +139,7 @@ export function knownPage(pdf, passage) {
   throw new Error(`the passage is on no single page of ${pdf} by pdftotext: ${passage.slice(0, 80)}`);
 }
 
-export async function openCitationAndCheckViewer(page, answer, shot, selector = '[data-testid=answer-body] button.cite', { strong = false, pdf = '' } = {}) {
+export async function openCitationAndCheckViewer(page, answer, shot, selector = '[data-testid=answer-body] button.cite', { strong = false, pdf } = {}) {
   const marker = answer.locator(selector).first();
   await marker.waitFor({ timeout: 10_000 });
   const label = (await marker.getAttribute('aria-label')) ?? '';
@@ -150,11 +150,12 @@ export async function openCitationAndCheckViewer(page, answer, shot, selector = 
   await tip0.waitFor({ timeout: 5_000 });
   const cited = (await tip0.getAttribute('data-passage')) ?? '';
   await page.mouse.move(0, 0);
-  // The expected page comes from known data (pdftotext's pages of the PDF); the marker's
-  // own label must agree with it.
-  const pageNo = pdf ? knownPage(pdf, cited) : labelPage;
-  assert(pageNo > 0, `a page is known for the passage (${label})`);
-  if (pdf) assert(labelPage === pageNo, `the marker names the page the passage is on: ${pageNo} by pdftotext (${label})`);
+  // The expected page comes from known data (pdftotext's pages of the PDF), never from the
+  // marker's own label, which must agree with it: without the PDF there is nothing to check
+  // the label against.
+  assert(pdf, 'the PDF is given, to know the cited page from its text');
+  const pageNo = knownPage(pdf, cited);
+  assert(labelPage === pageNo, `the marker names the page the passage is on: ${pageNo} by pdftotext (${label})`);
 
   if (selector.includes('button.cite')) {
     // Hover on an inline marker shows the passage.
