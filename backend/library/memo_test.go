@@ -37,14 +37,14 @@ func TestMemoFollowsWrites(t *testing.T) {
 		}
 		return ps
 	}
-	put := func(id, title string) {
+	put := func(t *testing.T, id, title string) {
 		t.Helper()
 		if err := l.PutDocument(ctx, &Document{ID: id, Path: "/" + id, Title: title, Status: StatusReady}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// check says each child of ps maps to its parent and each parent reads back.
-	check := func(ps []Parent, want bool) {
+	check := func(t *testing.T, ps []Parent, want bool) {
 		t.Helper()
 		var children, parents []int64
 		for _, p := range ps {
@@ -77,21 +77,8 @@ func TestMemoFollowsWrites(t *testing.T) {
 		}
 	}
 
-	put("a", "A")
-	put("b", "B")
-	a1, b := tree("a", 3), tree("b", 2)
-	for _, w := range []struct {
-		id string
-		ps []Parent
-	}{{"a", a1}, {"b", b}} {
-		if err := l.ReplaceTree(ctx, w.id, nil, w.ps); err != nil {
-			t.Fatal(err)
-		}
-	}
-	check(a1, true)
-	check(b, true)
 	// seqs says the children of ps are exactly the scope of docIDs.
-	seqs := func(ps []Parent, docIDs ...string) {
+	seqs := func(t *testing.T, ps []Parent, docIDs ...string) {
 		t.Helper()
 		var want []int64
 		for _, p := range ps {
@@ -108,64 +95,88 @@ func TestMemoFollowsWrites(t *testing.T) {
 			t.Errorf("seqs of %v: %v, want %v", docIDs, got, want)
 		}
 	}
-	seqs(append(slices.Clone(a1), b...), "a", "b")
-	if d, c, err := l.Counts(ctx); err != nil || d != 2 || c != 10 {
-		t.Fatalf("counts %d %d %v, want 2 10", d, c, err)
-	}
-	if d, err := l.Document(ctx, "a"); err != nil || d.Title != "A" || d.Chunks != 6 {
-		t.Fatalf("document a: %+v %v", d, err)
-	}
+
+	// Each step builds on the library the steps before left.
+	a1, a2, b := tree("a", 3), tree("a", 1), tree("b", 2)
+	t.Run("written passages read back", func(t *testing.T) {
+		put(t, "a", "A")
+		put(t, "b", "B")
+		for _, w := range []struct {
+			id string
+			ps []Parent
+		}{{"a", a1}, {"b", b}} {
+			if err := l.ReplaceTree(ctx, w.id, nil, w.ps); err != nil {
+				t.Fatal(err)
+			}
+		}
+		check(t, a1, true)
+		check(t, b, true)
+		seqs(t, append(slices.Clone(a1), b...), "a", "b")
+		if d, c, err := l.Counts(ctx); err != nil || d != 2 || c != 10 {
+			t.Errorf("counts %d %d %v, want 2 10", d, c, err)
+		}
+		if d, err := l.Document(ctx, "a"); err != nil || d.Title != "A" || d.Chunks != 6 {
+			t.Errorf("document a: %+v %v", d, err)
+		}
+	})
 
 	// Re-chunked: new seqs; the old ones, read a moment ago, are gone.
-	a2 := tree("a", 1)
-	if err := l.ReplaceTree(ctx, "a", nil, a2); err != nil {
-		t.Fatal(err)
-	}
-	check(a1, false)
-	check(a2, true)
-	check(b, true)
-	seqs(a2, "a")
-	if d, c, err := l.Counts(ctx); err != nil || d != 2 || c != 6 {
-		t.Fatalf("counts after re-chunking %d %d %v, want 2 6", d, c, err)
-	}
-	if d, err := l.Document(ctx, "a"); err != nil || d.Chunks != 2 {
-		t.Fatalf("document a after re-chunking: %+v %v", d, err)
-	}
+	t.Run("a re-chunked document's old passages are gone", func(t *testing.T) {
+		if err := l.ReplaceTree(ctx, "a", nil, a2); err != nil {
+			t.Fatal(err)
+		}
+		check(t, a1, false)
+		check(t, a2, true)
+		check(t, b, true)
+		seqs(t, a2, "a")
+		if d, c, err := l.Counts(ctx); err != nil || d != 2 || c != 6 {
+			t.Errorf("counts after re-chunking %d %d %v, want 2 6", d, c, err)
+		}
+		if d, err := l.Document(ctx, "a"); err != nil || d.Chunks != 2 {
+			t.Errorf("document a after re-chunking: %+v %v", d, err)
+		}
+	})
 
-	put("a", "A renamed")
-	if err := l.SetStatus(ctx, "b", StatusFailed, "gone bad", 1, 2); err != nil {
-		t.Fatal(err)
-	}
-	if d, err := l.Document(ctx, "a"); err != nil || d.Title != "A renamed" {
-		t.Fatalf("document a after renaming: %+v %v", d, err)
-	}
-	if d, err := l.Document(ctx, "b"); err != nil || d.Status != StatusFailed || d.Error != "gone bad" {
-		t.Fatalf("document b after its status changed: %+v %v", d, err)
-	}
+	t.Run("a renamed document reads renamed, a failed one failed", func(t *testing.T) {
+		put(t, "a", "A renamed")
+		if err := l.SetStatus(ctx, "b", StatusFailed, "gone bad", 1, 2); err != nil {
+			t.Fatal(err)
+		}
+		if d, err := l.Document(ctx, "a"); err != nil || d.Title != "A renamed" {
+			t.Errorf("document a after renaming: %+v %v", d, err)
+		}
+		if d, err := l.Document(ctx, "b"); err != nil || d.Status != StatusFailed || d.Error != "gone bad" {
+			t.Errorf("document b after its status changed: %+v %v", d, err)
+		}
+	})
 
-	if err := l.DeleteDocument(ctx, "b"); err != nil {
-		t.Fatal(err)
-	}
-	check(b, false)
-	check(a2, true)
-	seqs(a2, "a", "b")
-	if _, err := l.Document(ctx, "b"); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("deleted document b read back: %v", err)
-	}
-	if d, c, err := l.Counts(ctx); err != nil || d != 1 || c != 2 {
-		t.Fatalf("counts after deleting %d %d %v, want 1 2", d, c, err)
-	}
+	t.Run("a deleted document's passages are gone", func(t *testing.T) {
+		if err := l.DeleteDocument(ctx, "b"); err != nil {
+			t.Fatal(err)
+		}
+		check(t, b, false)
+		check(t, a2, true)
+		seqs(t, a2, "a", "b")
+		if _, err := l.Document(ctx, "b"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("deleted document b read back: %v", err)
+		}
+		if d, c, err := l.Counts(ctx); err != nil || d != 1 || c != 2 {
+			t.Errorf("counts after deleting %d %d %v, want 1 2", d, c, err)
+		}
+	})
 
 	// A library reopened (or another library opened) starts from its database.
-	l2, err := Open(l.Dir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l2.Close()
-	if got, err := l2.PassagesOf(ctx, []int64{a2[0].Children[0].Seq, b[0].Children[0].Seq, 0, 1 << 40}); err != nil ||
-		got[0] != a2[0].Seq || got[1] != -1 || got[2] != -1 || got[3] != -1 {
-		t.Fatalf("reopened: %v %v", got, err)
-	}
+	t.Run("a reopened library reads its database", func(t *testing.T) {
+		l2, err := Open(l.Dir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l2.Close()
+		if got, err := l2.PassagesOf(ctx, []int64{a2[0].Children[0].Seq, b[0].Children[0].Seq, 0, 1 << 40}); err != nil ||
+			got[0] != a2[0].Seq || got[1] != -1 || got[2] != -1 || got[3] != -1 {
+			t.Errorf("reopened: %v %v", got, err)
+		}
+	})
 }
 
 // verifies a child stored without a parent (a library from before parents) is its own
