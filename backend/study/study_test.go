@@ -144,92 +144,107 @@ func TestDeckLifecycle(t *testing.T) {
 	}
 	a, b := cards[0], cards[1]
 
-	if _, err := Edit(ctx, lib, a.ID, b.Front, b.Back); !errors.Is(err, library.ErrDuplicate) {
-		t.Errorf("edit into a duplicate: %v", err)
-	}
-	e, err := Edit(ctx, lib, a.ID, "What separates a cell from its surroundings?", a.Back)
-	if err != nil || e.Front != "What separates a cell from its surroundings?" || e.Back != a.Back {
-		t.Errorf("edit: %+v %v", e, err)
-	}
-	if err := lib.SuspendCard(ctx, b.ID, true); err != nil {
-		t.Fatal(err)
-	}
-	due, err := Due(ctx, lib, deck.ID, now, 0)
-	if err != nil || len(due) != res.Added-1 {
-		t.Fatalf("due with one suspended: %d %v", len(due), err)
-	}
-	for _, c := range due {
-		if c.ID == b.ID {
-			t.Error("a suspended card is due")
+	// Each step works on the deck the steps before left.
+	t.Run("an edit into a duplicate is refused, another kept", func(t *testing.T) {
+		if _, err := Edit(ctx, lib, a.ID, b.Front, b.Back); !errors.Is(err, library.ErrDuplicate) {
+			t.Errorf("edit into a duplicate: %v", err)
 		}
-	}
+		e, err := Edit(ctx, lib, a.ID, "What separates a cell from its surroundings?", a.Back)
+		if err != nil || e.Front != "What separates a cell from its surroundings?" || e.Back != a.Back {
+			t.Errorf("edit: %+v %v", e, err)
+		}
+	})
 
-	g, err := Grade(ctx, lib, a.ID, 3, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g.Schedule.State != 1 || !g.Schedule.Due.Equal(now.Add(10*time.Minute)) || g.Schedule.Reps != 1 {
-		t.Errorf("after good on a new card: %+v (want learning, due in 10 minutes)", g.Schedule)
-	}
-	g, err = Grade(ctx, lib, a.ID, 3, now.Add(10*time.Minute))
-	if err != nil || g.Schedule.State != 2 || g.Schedule.ScheduledDays < 1 {
-		t.Errorf("after good again: %+v %v (want review, a day or more)", g.Schedule, err)
-	}
-	if rs, _ := lib.Reviews(ctx, a.ID); len(rs) != 2 || rs[0].Grade != 3 || rs[1].State != 1 {
-		t.Errorf("reviews: %+v", rs)
-	}
-	if due2, _ := Due(ctx, lib, deck.ID, now.Add(time.Hour), 0); len(due2) != res.Added-2 {
-		t.Errorf("due after grading one to days ahead: %d, want %d", len(due2), res.Added-2)
-	}
-	if _, err := Grade(ctx, lib, a.ID, 7, now.Add(2*time.Hour)); err == nil {
-		t.Error("grade 7 accepted")
-	}
-	// Due for review days later and forgotten: a lapse, the one review retention counts.
-	if g, err = Grade(ctx, lib, a.ID, 1, g.Schedule.Due.Add(time.Hour)); err != nil || g.Schedule.State != 3 || g.Schedule.Lapses != 1 {
-		t.Fatalf("again on a review card: %+v %v", g.Schedule, err)
-	}
-	if err := lib.AddQuizScore(ctx, &library.QuizScore{DeckID: deck.ID, Questions: 5, Correct: 4}); err != nil {
-		t.Fatal(err)
-	}
-	stats, err := lib.StudyStats(ctx, now)
-	if err != nil || len(stats) != 1 {
-		t.Fatalf("stats %+v %v", stats, err)
-	}
-	st := stats[0]
-	if st.Reviews != 3 || st.Recalls != 1 || st.Retention != 0 || len(st.Days) != 2 || st.Days[1].Again != 1 || st.Quizzes != 1 || st.LastCorrect != 4 || st.LastOf != 5 {
-		t.Errorf("deck stats %+v", st)
-	}
+	t.Run("a suspended card is not due", func(t *testing.T) {
+		if err := lib.SuspendCard(ctx, b.ID, true); err != nil {
+			t.Fatal(err)
+		}
+		due, err := Due(ctx, lib, deck.ID, now, 0)
+		if err != nil || len(due) != res.Added-1 {
+			t.Fatalf("due with one suspended: %d %v", len(due), err)
+		}
+		for _, c := range due {
+			if c.ID == b.ID {
+				t.Error("a suspended card is due")
+			}
+		}
+	})
 
-	if err := lib.DeleteCard(ctx, b.ID); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lib.Card(ctx, b.ID); !errors.Is(err, library.ErrNotFound) {
-		t.Errorf("deleted card: %v", err)
-	}
+	t.Run("grading moves the due date by FSRS and keeps the reviews", func(t *testing.T) {
+		g, err := Grade(ctx, lib, a.ID, 3, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Schedule.State != 1 || !g.Schedule.Due.Equal(now.Add(10*time.Minute)) || g.Schedule.Reps != 1 {
+			t.Errorf("after good on a new card: %+v (want learning, due in 10 minutes)", g.Schedule)
+		}
+		g, err = Grade(ctx, lib, a.ID, 3, now.Add(10*time.Minute))
+		if err != nil || g.Schedule.State != 2 || g.Schedule.ScheduledDays < 1 {
+			t.Errorf("after good again: %+v %v (want review, a day or more)", g.Schedule, err)
+		}
+		if rs, _ := lib.Reviews(ctx, a.ID); len(rs) != 2 || rs[0].Grade != 3 || rs[1].State != 1 {
+			t.Errorf("reviews: %+v", rs)
+		}
+		if due2, _ := Due(ctx, lib, deck.ID, now.Add(time.Hour), 0); len(due2) != res.Added-2 {
+			t.Errorf("due after grading one to days ahead: %d, want %d", len(due2), res.Added-2)
+		}
+		if _, err := Grade(ctx, lib, a.ID, 7, now.Add(2*time.Hour)); err == nil {
+			t.Error("grade 7 accepted")
+		}
+		// Due for review days later and forgotten: a lapse, the one review retention counts.
+		if g, err = Grade(ctx, lib, a.ID, 1, g.Schedule.Due.Add(time.Hour)); err != nil || g.Schedule.State != 3 || g.Schedule.Lapses != 1 {
+			t.Fatalf("again on a review card: %+v %v", g.Schedule, err)
+		}
+	})
+
+	t.Run("the deck's stats count its reviews and quizzes", func(t *testing.T) {
+		if err := lib.AddQuizScore(ctx, &library.QuizScore{DeckID: deck.ID, Questions: 5, Correct: 4}); err != nil {
+			t.Fatal(err)
+		}
+		stats, err := lib.StudyStats(ctx, now)
+		if err != nil || len(stats) != 1 {
+			t.Fatalf("stats %+v %v", stats, err)
+		}
+		st := stats[0]
+		if st.Reviews != 3 || st.Recalls != 1 || st.Retention != 0 || len(st.Days) != 2 || st.Days[1].Again != 1 || st.Quizzes != 1 || st.LastCorrect != 4 || st.LastOf != 5 {
+			t.Errorf("deck stats %+v", st)
+		}
+	})
+
+	t.Run("a deleted card is gone", func(t *testing.T) {
+		if err := lib.DeleteCard(ctx, b.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := lib.Card(ctx, b.ID); !errors.Is(err, library.ErrNotFound) {
+			t.Errorf("deleted card: %v", err)
+		}
+	})
 
 	// The same document in its own deck, then removed: its cards go with it.
-	own, err := OpenDeck(ctx, lib, "", []string{src.SHA256}, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r, err := Make(ctx, lib, own, nil, now); err != nil || r.Added != res.Made {
-		t.Fatalf("own deck: %+v %v (duplicates are per deck)", r, err)
-	}
-	if err := lib.DeleteSession(ctx, "s1"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lib.Deck(ctx, deck.ID, now); !errors.Is(err, library.ErrNotFound) {
-		t.Errorf("session deck after the session was deleted: %v", err)
-	}
-	if err := lib.DeleteDocument(ctx, src.SHA256); err != nil {
-		t.Fatal(err)
-	}
-	if left, _ := lib.Cards(ctx, library.CardFilter{}); len(left) != 0 {
-		t.Errorf("%d cards left after their document was removed", len(left))
-	}
-	if d, _ := lib.DueByDocument(ctx, now); len(d) != 0 {
-		t.Errorf("due counts after removal: %v", d)
-	}
+	t.Run("a deck goes with its session, cards with their document", func(t *testing.T) {
+		own, err := OpenDeck(ctx, lib, "", []string{src.SHA256}, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := Make(ctx, lib, own, nil, now); err != nil || r.Added != res.Made {
+			t.Fatalf("own deck: %+v %v (duplicates are per deck)", r, err)
+		}
+		if err := lib.DeleteSession(ctx, "s1"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := lib.Deck(ctx, deck.ID, now); !errors.Is(err, library.ErrNotFound) {
+			t.Errorf("session deck after the session was deleted: %v", err)
+		}
+		if err := lib.DeleteDocument(ctx, src.SHA256); err != nil {
+			t.Fatal(err)
+		}
+		if left, _ := lib.Cards(ctx, library.CardFilter{}); len(left) != 0 {
+			t.Errorf("%d cards left after their document was removed", len(left))
+		}
+		if d, _ := lib.DueByDocument(ctx, now); len(d) != 0 {
+			t.Errorf("due counts after removal: %v", d)
+		}
+	})
 }
 
 // verifies cards follow a document read again: a card whose sentence moved is tied to
