@@ -120,100 +120,103 @@ func TestCorpusCards(t *testing.T) {
 	var all []library.Card
 	docs, pagesAll, skipped := 0, 0, 0
 	titles := map[string]string{}
+	// One subtest per document: a document that fails stops only itself.
 	for _, path := range testcorpus.PDFs(t) {
-		src, ok := addDocument(t, lib, path)
-		if !ok {
-			skipped++
-			continue
-		}
-		docs++
-		pagesAll += len(src.Pages)
-		titles[src.SHA256] = filepath.Base(path)
-		deck, err := OpenDeck(ctx, lib, "", []string{src.SHA256}, now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Make(ctx, lib, deck, nil, now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		again, err := Make(ctx, lib, deck, nil, now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if again.Added != 0 || again.Made != res.Made {
-			t.Errorf("%s: making cards again added %d of %d (first time %d): duplicates", filepath.Base(path), again.Added, again.Made, res.Made)
-		}
-		if res.Added != res.Made {
-			t.Errorf("%s: %d cards made, %d added: the generator made duplicates", filepath.Base(path), res.Made, res.Added)
-		}
-		ty := byType[src.DocType]
-		if ty == nil {
-			ty = &tally{}
-			byType[src.DocType] = ty
-		}
-		ty.docs++
-		ty.pages += len(src.Pages)
-		ty.cards += res.Added
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			src, ok := addDocument(t, lib, path)
+			if !ok {
+				skipped++
+				return
+			}
+			docs++
+			pagesAll += len(src.Pages)
+			titles[src.SHA256] = filepath.Base(path)
+			deck, err := OpenDeck(ctx, lib, "", []string{src.SHA256}, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Make(ctx, lib, deck, nil, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := Make(ctx, lib, deck, nil, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.Added != 0 || again.Made != res.Made {
+				t.Errorf("%s: making cards again added %d of %d (first time %d): duplicates", filepath.Base(path), again.Added, again.Made, res.Made)
+			}
+			if res.Added != res.Made {
+				t.Errorf("%s: %d cards made, %d added: the generator made duplicates", filepath.Base(path), res.Made, res.Added)
+			}
+			ty := byType[src.DocType]
+			if ty == nil {
+				ty = &tally{}
+				byType[src.DocType] = ty
+			}
+			ty.docs++
+			ty.pages += len(src.Pages)
+			ty.cards += res.Added
 
-		cards, err := lib.Cards(ctx, library.CardFilter{DeckID: deck.ID})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(cards) != res.Added {
-			t.Fatalf("%s: %d cards read back, %d added", filepath.Base(path), len(cards), res.Added)
-		}
-		parents, err := lib.DocumentParents(ctx, src.SHA256)
-		if err != nil {
-			t.Fatal(err)
-		}
-		byID := map[string]library.Chunk{}
-		for _, p := range parents {
-			byID[p.ID] = p
-		}
-		pages, _ := lib.PageTexts(ctx, src.SHA256)
-		furn := furniture(pages)
-		keys := map[string]bool{}
-		for _, c := range cards {
-			name := fmt.Sprintf("%s card %d (%s %q → %q)", filepath.Base(path), c.ID, c.Kind, c.Front, c.Back)
-			byKind[c.Kind]++
-			if !strings.Contains(c.Context, c.Back) {
-				t.Errorf("%s: answer not in its span %q", name, c.Context)
+			cards, err := lib.Cards(ctx, library.CardFilter{DeckID: deck.ID})
+			if err != nil {
+				t.Fatal(err)
 			}
-			p, ok := byID[c.ChunkID]
-			if !ok || c.SpanEnd > len(p.Text) || p.Text[c.SpanStart:c.SpanEnd] != c.Context {
-				t.Errorf("%s: span not at its offsets in passage %s", name, c.ChunkID)
+			if len(cards) != res.Added {
+				t.Fatalf("%s: %d cards read back, %d added", filepath.Base(path), len(cards), res.Added)
 			}
-			if c.Page != c.PageEnd {
-				t.Errorf("%s: the span crosses a page break (pages %d-%d), where running heads and page numbers sit", name, c.Page, c.PageEnd)
+			parents, err := lib.DocumentParents(ctx, src.SHA256)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if got := pageSpan(pages, c); got != c.Context {
-				t.Errorf("%s: page offsets %d:%d-%d:%d give %q", name, c.Page, c.Start, c.PageEnd, c.End, got)
+			byID := map[string]library.Chunk{}
+			for _, p := range parents {
+				byID[p.ID] = p
 			}
-			k := Dedup(c.Front, c.Back)
-			if keys[k] {
-				t.Errorf("%s: duplicate", name)
-			}
-			keys[k] = true
-			back := collapse(c.Back)
-			if strings.IndexFunc(back, unicode.IsLetter) < 0 || pageNumbered.MatchString(back) ||
-				ingest.NavigationLine(back) && len(strings.Fields(back)) >= 4 {
-				t.Errorf("%s: the answer is debris", name)
-			}
-			for l := range furn {
-				// A running head of one or two words may be a term ("Windows"); longer ones are furniture.
-				if len(strings.Fields(l)) >= 3 && strings.Contains(back, l) {
-					t.Errorf("%s: the answer is a running head or footer %q", name, l)
+			pages, _ := lib.PageTexts(ctx, src.SHA256)
+			furn := furniture(pages)
+			keys := map[string]bool{}
+			for _, c := range cards {
+				name := fmt.Sprintf("%s card %d (%s %q → %q)", filepath.Base(path), c.ID, c.Kind, c.Front, c.Back)
+				byKind[c.Kind]++
+				if !strings.Contains(c.Context, c.Back) {
+					t.Errorf("%s: answer not in its span %q", name, c.Context)
+				}
+				p, ok := byID[c.ChunkID]
+				if !ok || c.SpanEnd > len(p.Text) || p.Text[c.SpanStart:c.SpanEnd] != c.Context {
+					t.Errorf("%s: span not at its offsets in passage %s", name, c.ChunkID)
+				}
+				if c.Page != c.PageEnd {
+					t.Errorf("%s: the span crosses a page break (pages %d-%d), where running heads and page numbers sit", name, c.Page, c.PageEnd)
+				}
+				if got := pageSpan(pages, c); got != c.Context {
+					t.Errorf("%s: page offsets %d:%d-%d:%d give %q", name, c.Page, c.Start, c.PageEnd, c.End, got)
+				}
+				k := Dedup(c.Front, c.Back)
+				if keys[k] {
+					t.Errorf("%s: duplicate", name)
+				}
+				keys[k] = true
+				back := collapse(c.Back)
+				if strings.IndexFunc(back, unicode.IsLetter) < 0 || pageNumbered.MatchString(back) ||
+					ingest.NavigationLine(back) && len(strings.Fields(back)) >= 4 {
+					t.Errorf("%s: the answer is debris", name)
+				}
+				for l := range furn {
+					// A running head of one or two words may be a term ("Windows"); longer ones are furniture.
+					if len(strings.Fields(l)) >= 3 && strings.Contains(back, l) {
+						t.Errorf("%s: the answer is a running head or footer %q", name, l)
+					}
+				}
+				if !strings.Contains(c.Front, "?") && c.Kind == KindDefinition {
+					t.Errorf("%s: a definition card that asks nothing", name)
+				}
+				if (c.Kind == KindCloze || c.Kind == KindHeading) && !strings.Contains(c.Front, Blank) {
+					t.Errorf("%s: a cloze card with no blank", name)
 				}
 			}
-			if !strings.Contains(c.Front, "?") && c.Kind == KindDefinition {
-				t.Errorf("%s: a definition card that asks nothing", name)
-			}
-			if (c.Kind == KindCloze || c.Kind == KindHeading) && !strings.Contains(c.Front, Blank) {
-				t.Errorf("%s: a cloze card with no blank", name)
-			}
-		}
-		all = append(all, cards...)
+			all = append(all, cards...)
+		})
 	}
 	if docs < 40 {
 		t.Fatalf("only %d corpus documents ingested (%d skipped)", docs, skipped)

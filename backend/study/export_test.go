@@ -60,9 +60,13 @@ func TestExportApkg(t *testing.T) {
 		files[f.Name], _ = io.ReadAll(r)
 		r.Close()
 	}
-	if string(files["media"]) != "{}" || len(files) != 2 {
-		t.Fatalf("package files: %d, media %q", len(files), files["media"])
-	}
+	// The package is read once; each subtest checks one thing of it.
+	t.Run("a zip of the collection and an empty media list", func(t *testing.T) {
+		if string(files["media"]) != "{}" || len(files) != 2 {
+			t.Fatalf("package files: %d, media %q", len(files), files["media"])
+		}
+	})
+
 	dbPath := filepath.Join(t.TempDir(), "collection.anki2")
 	os.WriteFile(dbPath, files["collection.anki2"], 0o644)
 	db, err := sql.Open("sqlite3", dbPath+"?mode=ro")
@@ -70,58 +74,68 @@ func TestExportApkg(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var ver int
-	var models, decks string
-	if err := db.QueryRow(`SELECT ver, models, decks FROM col`).Scan(&ver, &models, &decks); err != nil || ver != 11 {
-		t.Fatalf("col: version %d %v", ver, err)
-	}
-	var ms map[string]struct {
-		Flds []struct{ Name string } `json:"flds"`
-	}
-	if err := json.Unmarshal([]byte(models), &ms); err != nil || len(ms) != 1 {
-		t.Fatalf("models: %v %s", err, models)
-	}
-	var ds map[string]struct{ Name string }
-	json.Unmarshal([]byte(decks), &ds)
-	named := false
-	for _, d := range ds {
-		named = named || d.Name == "Carrel::"+deck.Title
-	}
-	if !named {
-		t.Errorf("no deck named Carrel::%s in %s", deck.Title, decks)
-	}
-	var nNotes, nCards, nSuspended int
-	db.QueryRow(`SELECT count(*) FROM notes`).Scan(&nNotes)
-	db.QueryRow(`SELECT count(*) FROM cards c JOIN notes n ON n.id = c.nid`).Scan(&nCards)
-	db.QueryRow(`SELECT count(*) FROM cards WHERE queue = -1`).Scan(&nSuspended)
-	if nNotes != len(cards) || nCards != len(cards) || nSuspended != 1 {
-		t.Fatalf("notes %d, cards %d, suspended %d; want %d, %d, 1", nNotes, nCards, nSuspended, len(cards), len(cards))
-	}
-	rows, _ := db.Query(`SELECT flds, tags, csum, sfld FROM notes ORDER BY id`)
-	i := 0
-	for rows.Next() {
-		var flds, tags, sfld string
-		var csum int64
-		rows.Scan(&flds, &tags, &csum, &sfld)
-		f := strings.Split(flds, "\x1f")
-		c := cards[i]
-		if len(f) != 4 || !strings.Contains(f[2], "Cell biology notes") || csum != apkgChecksum(collapse(c.Front)) || sfld != f[0] {
-			t.Errorf("note %d: fields %q csum %d", i, f, csum)
+
+	t.Run("Anki's legacy schema, one note type, the deck named", func(t *testing.T) {
+		var ver int
+		var models, decks string
+		if err := db.QueryRow(`SELECT ver, models, decks FROM col`).Scan(&ver, &models, &decks); err != nil || ver != 11 {
+			t.Fatalf("col: version %d %v", ver, err)
 		}
-		if !strings.Contains(tags, " carrel::"+c.Kind+" ") || !strings.Contains(tags, "Cell_biology_notes") {
-			t.Errorf("note %d tags %q", i, tags)
+		var ms map[string]struct {
+			Flds []struct{ Name string } `json:"flds"`
 		}
-		i++
-	}
-	rows.Close()
+		if err := json.Unmarshal([]byte(models), &ms); err != nil || len(ms) != 1 {
+			t.Fatalf("models: %v %s", err, models)
+		}
+		var ds map[string]struct{ Name string }
+		json.Unmarshal([]byte(decks), &ds)
+		named := false
+		for _, d := range ds {
+			named = named || d.Name == "Carrel::"+deck.Title
+		}
+		if !named {
+			t.Errorf("no deck named Carrel::%s in %s", deck.Title, decks)
+		}
+	})
+
+	t.Run("a note and a card per card, the suspended one suspended", func(t *testing.T) {
+		var nNotes, nCards, nSuspended int
+		db.QueryRow(`SELECT count(*) FROM notes`).Scan(&nNotes)
+		db.QueryRow(`SELECT count(*) FROM cards c JOIN notes n ON n.id = c.nid`).Scan(&nCards)
+		db.QueryRow(`SELECT count(*) FROM cards WHERE queue = -1`).Scan(&nSuspended)
+		if nNotes != len(cards) || nCards != len(cards) || nSuspended != 1 {
+			t.Fatalf("notes %d, cards %d, suspended %d; want %d, %d, 1", nNotes, nCards, nSuspended, len(cards), len(cards))
+		}
+	})
+
+	t.Run("each note's four fields, tags and checksum", func(t *testing.T) {
+		rows, _ := db.Query(`SELECT flds, tags, csum, sfld FROM notes ORDER BY id`)
+		i := 0
+		for rows.Next() {
+			var flds, tags, sfld string
+			var csum int64
+			rows.Scan(&flds, &tags, &csum, &sfld)
+			f := strings.Split(flds, "\x1f")
+			c := cards[i]
+			if len(f) != 4 || !strings.Contains(f[2], "Cell biology notes") || csum != apkgChecksum(collapse(c.Front)) || sfld != f[0] {
+				t.Errorf("note %d: fields %q csum %d", i, f, csum)
+			}
+			if !strings.Contains(tags, " carrel::"+c.Kind+" ") || !strings.Contains(tags, "Cell_biology_notes") {
+				t.Errorf("note %d tags %q", i, tags)
+			}
+			i++
+		}
+		rows.Close()
+	})
 
 	// Another SQLite reader: Python's sqlite3 module, as a script reading the package
 	// would (python3 is on every machine the tests run on; the test fails without it).
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Fatal("python3 is needed to read the package as another program would")
-	}
-	script := `import sqlite3, sys, zipfile, json, tempfile, os
+	t.Run("another SQLite reader reads it", func(t *testing.T) {
+		py, err := exec.LookPath("python3")
+		if err != nil {
+			t.Fatal("python3 is needed to read the package as another program would")
+		}
+		script := `import sqlite3, sys, zipfile, json, tempfile, os
 z = zipfile.ZipFile(sys.argv[1])
 d = tempfile.mkdtemp()
 z.extractall(d)
@@ -132,16 +146,17 @@ model = json.loads(db.execute("select models from col").fetchone()[0])
 fields = [f["name"] for m in model.values() for f in m["flds"]]
 print(notes, cards, ",".join(fields), json.loads(open(os.path.join(d, "media")).read()) == {})
 `
-	apkg := filepath.Join(t.TempDir(), "deck.apkg")
-	os.WriteFile(apkg, buf.Bytes(), 0o644)
-	out, err := exec.Command(py, "-c", script, apkg).CombinedOutput()
-	if err != nil {
-		t.Fatalf("python3 sqlite3: %v\n%s", err, out)
-	}
-	want := strings.Join([]string{itoa(len(cards)), itoa(len(cards)), "Front,Back,Source,Passage", "True"}, " ")
-	if strings.TrimSpace(string(out)) != want {
-		t.Errorf("python3 reads %q, want %q", strings.TrimSpace(string(out)), want)
-	}
+		apkg := filepath.Join(t.TempDir(), "deck.apkg")
+		os.WriteFile(apkg, buf.Bytes(), 0o644)
+		out, err := exec.Command(py, "-c", script, apkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("python3 sqlite3: %v\n%s", err, out)
+		}
+		want := strings.Join([]string{itoa(len(cards)), itoa(len(cards)), "Front,Back,Source,Passage", "True"}, " ")
+		if strings.TrimSpace(string(out)) != want {
+			t.Errorf("python3 reads %q, want %q", strings.TrimSpace(string(out)), want)
+		}
+	})
 }
 
 func itoa(n int) string {
