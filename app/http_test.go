@@ -138,93 +138,108 @@ func TestBrowserBridge(t *testing.T) {
 			t.Fatal("no ready event")
 		}
 	}
-	var docs []Document
-	if call(t, base, "ListDocuments", &docs) != 200 || len(docs) != 1 || docs[0].Pages != 2 || docs[0].Chunks == 0 {
-		t.Fatalf("ListDocuments = %+v", docs)
-	}
-	var hits []engine.Hit
-	if call(t, base, "Search", &hits, "woods", 5, []string{}) != 200 || len(hits) == 0 || hits[0].DocID != doc.ID {
-		t.Fatalf("Search = %+v", hits)
-	}
-	var askID string
-	if call(t, base, "Ask", &askID, "what about the woods?", []string{doc.ID}) != 200 || askID == "" {
-		t.Fatal("Ask returned no id")
-	}
-	var started, done bool
-	for !done {
-		select {
-		case ev := <-evs:
-			var m map[string]any
-			json.Unmarshal(ev.data, &m)
-			if m["ask_id"] != nil && m["ask_id"] != askID {
-				continue
-			}
-			switch ev.name {
-			case EventAnswerStart:
-				started = true
-			case EventAnswerDone:
-				done = true
-				if !started || m["mode"] != "passages" || !strings.Contains(m["answer"].(string), "[1]") || m["note"] == "" {
-					t.Fatalf("answer:done = %v (started %v)", m, started)
+
+	// The document is ready; each subtest uses the bridge as the page would.
+	t.Run("lists and searches the document", func(t *testing.T) {
+		var docs []Document
+		if call(t, base, "ListDocuments", &docs) != 200 || len(docs) != 1 || docs[0].Pages != 2 || docs[0].Chunks == 0 {
+			t.Fatalf("ListDocuments = %+v", docs)
+		}
+		var hits []engine.Hit
+		if call(t, base, "Search", &hits, "woods", 5, []string{}) != 200 || len(hits) == 0 || hits[0].DocID != doc.ID {
+			t.Fatalf("Search = %+v", hits)
+		}
+	})
+
+	t.Run("an answer arrives as events", func(t *testing.T) {
+		var askID string
+		if call(t, base, "Ask", &askID, "what about the woods?", []string{doc.ID}) != 200 || askID == "" {
+			t.Fatal("Ask returned no id")
+		}
+		var started, done bool
+		for !done {
+			select {
+			case ev := <-evs:
+				var m map[string]any
+				json.Unmarshal(ev.data, &m)
+				if m["ask_id"] != nil && m["ask_id"] != askID {
+					continue
 				}
-			case EventAnswerError:
-				t.Fatalf("answer:error %v", m)
+				switch ev.name {
+				case EventAnswerStart:
+					started = true
+				case EventAnswerDone:
+					done = true
+					if !started || m["mode"] != "passages" || !strings.Contains(m["answer"].(string), "[1]") || m["note"] == "" {
+						t.Fatalf("answer:done = %v (started %v)", m, started)
+					}
+				case EventAnswerError:
+					t.Fatalf("answer:error %v", m)
+				}
+			case <-deadline:
+				t.Fatal("no answer:done event")
 			}
-		case <-deadline:
-			t.Fatal("no answer:done event")
 		}
-	}
+	})
 
-	fresp, err := send("GET", base+"/files/"+doc.ID, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := io.ReadAll(fresp.Body)
-	fresp.Body.Close()
-	if fresp.StatusCode != 200 || !bytes.Equal(got, raw) {
-		t.Fatalf("/files: %s, %d bytes", fresp.Status, len(got))
-	}
-	if csp := fresp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "sandbox") {
-		t.Errorf("/files is served without a sandbox policy: %q", csp)
-	}
-	// The router cleans this path before /files/ sees it (TestFilesHandlerRefusesTraversal
-	// checks the handler itself); either way nothing outside the library comes back.
-	if r, _ := send("GET", base+"/files/../../etc/passwd", "", nil); r.StatusCode != 404 {
-		t.Fatalf("path traversal through /files: %s", r.Status)
-	}
-	// ServeMux cleans such a path and redirects before the files handler sees it, but
-	// Wails' asset server hands the handler paths as they came: the handler itself must
-	// refuse them. Called directly, it serves the document (so it is reached) and
-	// refuses every path that leaves it.
-	files := srv.App.FilesHandler()
-	direct := func(path string) (int, string) {
-		rec := httptest.NewRecorder()
-		files.ServeHTTP(rec, httptest.NewRequest("GET", "http://carrel"+path, nil))
-		return rec.Code, rec.Body.String()
-	}
-	if code, body := direct("/files/" + doc.ID); code != 200 || len(body) != len(raw) {
-		t.Fatalf("the files handler called directly: %d, %d bytes of %d", code, len(body), len(raw))
-	}
-	for _, p := range []string{"/files/../../etc/passwd", "/files/" + doc.ID + "/../../../etc/passwd", "/files/..", "/files/..%5C..%5Cetc%5Cpasswd", "/files/"} {
-		if code, body := direct(p); code != 404 || strings.Contains(body, "root:") {
-			t.Errorf("the files handler served %s: %d %.40q", p, code, body)
+	t.Run("the original file is served, and nothing outside the library", func(t *testing.T) {
+		fresp, err := send("GET", base+"/files/"+doc.ID, "", nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		got, _ := io.ReadAll(fresp.Body)
+		fresp.Body.Close()
+		if fresp.StatusCode != 200 || !bytes.Equal(got, raw) {
+			t.Fatalf("/files: %s, %d bytes", fresp.Status, len(got))
+		}
+		if csp := fresp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "sandbox") {
+			t.Errorf("/files is served without a sandbox policy: %q", csp)
+		}
+		// The router cleans this path before /files/ sees it (TestFilesHandlerRefusesTraversal
+		// checks the handler itself); either way nothing outside the library comes back.
+		if r, _ := send("GET", base+"/files/../../etc/passwd", "", nil); r.StatusCode != 404 {
+			t.Fatalf("path traversal through /files: %s", r.Status)
+		}
+		// ServeMux cleans such a path and redirects before the files handler sees it, but
+		// Wails' asset server hands the handler paths as they came: the handler itself must
+		// refuse them. Called directly, it serves the document (so it is reached) and
+		// refuses every path that leaves it.
+		files := srv.App.FilesHandler()
+		direct := func(path string) (int, string) {
+			rec := httptest.NewRecorder()
+			files.ServeHTTP(rec, httptest.NewRequest("GET", "http://carrel"+path, nil))
+			return rec.Code, rec.Body.String()
+		}
+		if code, body := direct("/files/" + doc.ID); code != 200 || len(body) != len(raw) {
+			t.Fatalf("the files handler called directly: %d, %d bytes of %d", code, len(body), len(raw))
+		}
+		for _, p := range []string{"/files/../../etc/passwd", "/files/" + doc.ID + "/../../../etc/passwd", "/files/..", "/files/..%5C..%5Cetc%5Cpasswd", "/files/"} {
+			if code, body := direct(p); code != 404 || strings.Contains(body, "root:") {
+				t.Errorf("the files handler served %s: %d %.40q", p, code, body)
+			}
+		}
+	})
 
-	var e map[string]string
-	if code := call(t, base, "NoSuchMethod", &e); code != 404 || e["error"] == "" {
-		t.Fatalf("unknown method: %d %v", code, e)
-	}
-	if code := call(t, base, "Search", &e, "x"); code != 400 || !strings.Contains(e["error"], "takes 3 arguments") {
-		t.Fatalf("wrong argument count: %d %v", code, e)
-	}
-	if code := call(t, base, "Ask", &e, "", []string{}); code != 422 || e["error"] == "" {
-		t.Fatalf("empty question: %d %v", code, e)
-	}
-	if code := call(t, base, "RemoveDocument", nil, doc.ID); code != 200 {
-		t.Fatalf("RemoveDocument: %d", code)
-	}
-	if call(t, base, "ListDocuments", &docs); len(docs) != 0 {
-		t.Fatalf("after remove: %+v", docs)
-	}
+	t.Run("bad calls get clear errors", func(t *testing.T) {
+		var e map[string]string
+		if code := call(t, base, "NoSuchMethod", &e); code != 404 || e["error"] == "" {
+			t.Fatalf("unknown method: %d %v", code, e)
+		}
+		if code := call(t, base, "Search", &e, "x"); code != 400 || !strings.Contains(e["error"], "takes 3 arguments") {
+			t.Fatalf("wrong argument count: %d %v", code, e)
+		}
+		if code := call(t, base, "Ask", &e, "", []string{}); code != 422 || e["error"] == "" {
+			t.Fatalf("empty question: %d %v", code, e)
+		}
+	})
+
+	t.Run("a removed document leaves the list", func(t *testing.T) {
+		if code := call(t, base, "RemoveDocument", nil, doc.ID); code != 200 {
+			t.Fatalf("RemoveDocument: %d", code)
+		}
+		var docs []Document
+		if call(t, base, "ListDocuments", &docs); len(docs) != 0 {
+			t.Fatalf("after remove: %+v", docs)
+		}
+	})
 }

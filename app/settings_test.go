@@ -41,88 +41,100 @@ func TestSetLibraryFolder(t *testing.T) {
 	}
 	waitReady(t, evs)
 
-	// Refused: not a library and not empty; a file; inside a file; unwritable; relative.
-	other := filepath.Join(root, "other")
-	os.MkdirAll(other, 0o755)
-	os.WriteFile(filepath.Join(other, "thesis.pdf"), []byte("x"), 0o644)
-	var e map[string]string
-	for _, c := range []struct {
-		dir  string
-		move bool
-		want string
-	}{
-		{other, false, "not a Carrel library"},
-		{other, true, "is not empty"},
-		{filepath.Join(other, "thesis.pdf"), false, "is a file"},
-		{filepath.Join(other, "thesis.pdf", "lib"), false, "not a directory"},
-		{"/proc/carrel-library", false, "cannot write in /proc"}, // even root cannot
-		{"relative/lib", false, "not a full path"},
-		{first, false, "already the library folder"},
-		{filepath.Join(first, "inner"), true, "into itself"},
-	} {
-		if code := call(t, base, "SetLibraryFolder", &e, c.dir, c.move); code != 422 || !strings.Contains(e["error"], c.want) {
-			t.Errorf("SetLibraryFolder(%s, %v) = %d %q, want %q", c.dir, c.move, code, e["error"], c.want)
+	// Each step starts from the library the steps before left open.
+	var (
+		e    map[string]string
+		docs []Document
+		info LibraryFolder
+	)
+	t.Run("bad targets are refused and the library stays", func(t *testing.T) {
+		// Refused: not a library and not empty; a file; inside a file; unwritable; relative.
+		other := filepath.Join(root, "other")
+		os.MkdirAll(other, 0o755)
+		os.WriteFile(filepath.Join(other, "thesis.pdf"), []byte("x"), 0o644)
+		for _, c := range []struct {
+			dir  string
+			move bool
+			want string
+		}{
+			{other, false, "not a Carrel library"},
+			{other, true, "is not empty"},
+			{filepath.Join(other, "thesis.pdf"), false, "is a file"},
+			{filepath.Join(other, "thesis.pdf", "lib"), false, "not a directory"},
+			{"/proc/carrel-library", false, "cannot write in /proc"}, // even root cannot
+			{"relative/lib", false, "not a full path"},
+			{first, false, "already the library folder"},
+			{filepath.Join(first, "inner"), true, "into itself"},
+		} {
+			if code := call(t, base, "SetLibraryFolder", &e, c.dir, c.move); code != 422 || !strings.Contains(e["error"], c.want) {
+				t.Errorf("SetLibraryFolder(%s, %v) = %d %q, want %q", c.dir, c.move, code, e["error"], c.want)
+			}
 		}
-	}
-	var docs []Document
-	if call(t, base, "ListDocuments", &docs); len(docs) != 1 {
-		t.Fatalf("after refused switches the library changed: %+v", docs)
-	}
+		if call(t, base, "ListDocuments", &docs); len(docs) != 1 {
+			t.Fatalf("after refused switches the library changed: %+v", docs)
+		}
+	})
 
-	// Open a new, empty folder: a new library, remembered for the next start.
-	fresh := filepath.Join(root, "fresh")
-	var info LibraryFolder
-	if code := call(t, base, "SetLibraryFolder", &info, fresh, false); code != 200 || info.Dir != fresh || info.Documents != 0 || !info.Remembered {
-		t.Fatalf("open fresh: %d %+v", code, info)
-	}
-	if engine.DefaultDir() != fresh {
-		t.Fatalf("the next start opens %s, not %s", engine.DefaultDir(), fresh)
-	}
-	var st engine.Status
-	if call(t, base, "Status", &st); st.Library != fresh || st.ChatModel != "tiny" {
-		t.Fatalf("status after the switch: library %s, chat model %s", st.Library, st.ChatModel)
-	}
-	if _, err := os.Stat(filepath.Join(first, "library.db")); err != nil {
-		t.Fatalf("opening another library must leave this one: %v", err)
-	}
+	t.Run("an empty folder opens a new library, remembered", func(t *testing.T) {
+		// Open a new, empty folder: a new library, remembered for the next start.
+		fresh := filepath.Join(root, "fresh")
+		if code := call(t, base, "SetLibraryFolder", &info, fresh, false); code != 200 || info.Dir != fresh || info.Documents != 0 || !info.Remembered {
+			t.Fatalf("open fresh: %d %+v", code, info)
+		}
+		if engine.DefaultDir() != fresh {
+			t.Fatalf("the next start opens %s, not %s", engine.DefaultDir(), fresh)
+		}
+		var st engine.Status
+		if call(t, base, "Status", &st); st.Library != fresh || st.ChatModel != "tiny" {
+			t.Fatalf("status after the switch: library %s, chat model %s", st.Library, st.ChatModel)
+		}
+		if _, err := os.Stat(filepath.Join(first, "library.db")); err != nil {
+			t.Fatalf("opening another library must leave this one: %v", err)
+		}
+	})
 
-	// Back to the first, then move it: its document, upload and settings come along.
-	if code := call(t, base, "SetLibraryFolder", &info, first, false); code != 200 || info.Documents != 1 {
-		t.Fatalf("reopen first: %d %+v %v", code, info, e)
-	}
-	moved := filepath.Join(root, "elsewhere", "carrel")
-	if code := call(t, base, "SetLibraryFolder", &info, moved, true); code != 200 || info.Dir != moved || info.Documents != 1 {
-		t.Fatalf("move: %d %+v", code, info)
-	}
-	if _, err := os.Stat(first); !os.IsNotExist(err) {
-		t.Fatalf("the old folder is still there after a move: %v", err)
-	}
-	if call(t, base, "ListDocuments", &docs); len(docs) != 1 || !strings.HasPrefix(docs[0].Path, moved) {
-		t.Fatalf("after the move: %+v", docs)
-	}
-	r, err := send("GET", base+"/files/"+docs[0].ID, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := io.ReadAll(r.Body)
-	r.Body.Close()
-	if string(got) != text {
-		t.Fatalf("the moved upload is not served: %s %q", r.Status, got)
-	}
-	var hits []engine.Hit
-	if call(t, base, "Search", &hits, "quokka", 5, []string{}); len(hits) == 0 {
-		t.Fatal("the moved library's index does not answer")
-	}
-	if engine.DefaultDir() != moved {
-		t.Fatalf("remembered %s after the move", engine.DefaultDir())
-	}
-	// Ingest works in the moved library (its workers were restarted).
-	os.WriteFile(filepath.Join(root, "second.txt"), []byte("Wombats dig burrows in the moved library.\n"), 0o644)
-	var q Queued
-	if call(t, base, "AddPaths", &q, []string{filepath.Join(root, "second.txt")}); q.Queued != 1 {
-		t.Fatalf("AddPaths after the move: %+v", q)
-	}
-	waitReady(t, evs)
+	t.Run("moving carries the document, its upload and the settings", func(t *testing.T) {
+		// Back to the first, then move it: its document, upload and settings come along.
+		if code := call(t, base, "SetLibraryFolder", &info, first, false); code != 200 || info.Documents != 1 {
+			t.Fatalf("reopen first: %d %+v %v", code, info, e)
+		}
+		moved := filepath.Join(root, "elsewhere", "carrel")
+		if code := call(t, base, "SetLibraryFolder", &info, moved, true); code != 200 || info.Dir != moved || info.Documents != 1 {
+			t.Fatalf("move: %d %+v", code, info)
+		}
+		if _, err := os.Stat(first); !os.IsNotExist(err) {
+			t.Fatalf("the old folder is still there after a move: %v", err)
+		}
+		if call(t, base, "ListDocuments", &docs); len(docs) != 1 || !strings.HasPrefix(docs[0].Path, moved) {
+			t.Fatalf("after the move: %+v", docs)
+		}
+		r, err := send("GET", base+"/files/"+docs[0].ID, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if string(got) != text {
+			t.Fatalf("the moved upload is not served: %s %q", r.Status, got)
+		}
+		var hits []engine.Hit
+		if call(t, base, "Search", &hits, "quokka", 5, []string{}); len(hits) == 0 {
+			t.Fatal("the moved library's index does not answer")
+		}
+		if engine.DefaultDir() != moved {
+			t.Fatalf("remembered %s after the move", engine.DefaultDir())
+		}
+	})
+
+	t.Run("ingest works in the moved library", func(t *testing.T) {
+		// Ingest works in the moved library (its workers were restarted).
+		os.WriteFile(filepath.Join(root, "second.txt"), []byte("Wombats dig burrows in the moved library.\n"), 0o644)
+		var q Queued
+		if call(t, base, "AddPaths", &q, []string{filepath.Join(root, "second.txt")}); q.Queued != 1 {
+			t.Fatalf("AddPaths after the move: %+v", q)
+		}
+		waitReady(t, evs)
+	})
 }
 
 // waitReady waits for a library:changed event saying a document is ready.
