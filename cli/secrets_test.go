@@ -100,7 +100,8 @@ func TestKeysStayOut(t *testing.T) {
 
 	lib := filepath.Join(home, "library")
 	os.MkdirAll(lib, 0o755)
-	config := func(provider string) {
+	config := func(t *testing.T, provider string) {
+		t.Helper()
 		c := fmt.Sprintf(`{"provider": %q, "openai_base_url": %q, "anthropic_base_url": %q}`, provider, openai.URL+"/v1", anthropic.URL)
 		if err := os.WriteFile(filepath.Join(lib, "config.json"), []byte(c), 0o644); err != nil {
 			t.Fatal(err)
@@ -128,68 +129,78 @@ func TestKeysStayOut(t *testing.T) {
 		t.Fatalf("keys set: exit %d\n%s", code, shown.String())
 	}
 	run("", "keys", "status")
-	for _, provider := range []string{"openai", "anthropic"} {
-		config(provider)
-		before := shown.Len()
-		if code := run("", "ask", "--json", "What did Thoreau plant at "+provider+"?"); code != 0 {
-			t.Fatalf("ask through %s: exit %d\n%s", provider, code, shown.String())
-		}
-		var ans map[string]any
-		if err := json.Unmarshal(shown.Bytes()[before:], &ans); err != nil || ans["provider"] != provider || !strings.Contains(fmt.Sprint(ans["answer"]), "beans") {
-			t.Fatalf("ask through %s did not answer from it: %v %s", provider, err, shown.Bytes()[before:])
-		}
-	}
-	// Refused keys: the servers now want other keys and echo the ones they got.
-	wantOpenAI, wantAnthropic = "sk-proj-rotated", "sk-ant-rotated"
-	for _, provider := range []string{"openai", "anthropic"} {
-		config(provider)
-		before := shown.Len()
-		if code := run("", "ask", "--fresh", "What did Thoreau plant at "+provider+"?"); code == 0 {
-			t.Fatalf("ask through %s with a refused key succeeded:\n%s", provider, shown.Bytes()[before:])
-		}
-		msg := string(shown.Bytes()[before:])
-		last4 := map[string]string{"openai": openaiKey, "anthropic": anthropicKey}[provider]
-		last4 = last4[len(last4)-4:]
-		if !strings.Contains(msg, "refused") || !strings.Contains(msg, "…"+last4) {
-			t.Fatalf("the refusal through %s does not say the key was refused, ending …%s:\n%s", provider, last4, msg)
-		}
-		if regexp.MustCompile(`\$0\.0*[1-9]`).MatchString(msg) {
-			t.Fatalf("a refused request through %s was charged:\n%s", provider, msg)
-		}
-	}
-	run("", "sessions", "list")
-	run("", "stats")
-	closeLog()
 
-	for name, key := range map[string]string{"OpenAI": openaiKey, "Anthropic": anthropicKey} {
-		if strings.Contains(shown.String(), key) {
-			t.Errorf("the %s key was shown to the user:\n%s", name, shown.String())
-		}
-	}
-	files := 0
-	err = filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || path == note {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		files++
-		for name, key := range map[string]string{"OpenAI": openaiKey, "Anthropic": anthropicKey} {
-			// A key's distinctive middle, so a key cut, quoted or escaped is found too.
-			if bytes.Contains(b, []byte(key[8:len(key)-4])) {
-				t.Errorf("%s holds the %s key", path, name)
+	// Each step runs on the library and home folder the steps before left.
+	t.Run("both providers answer with their keys", func(t *testing.T) {
+		for _, provider := range []string{"openai", "anthropic"} {
+			config(t, provider)
+			before := shown.Len()
+			if code := run("", "ask", "--json", "What did Thoreau plant at "+provider+"?"); code != 0 {
+				t.Fatalf("ask through %s: exit %d\n%s", provider, code, shown.String())
+			}
+			var ans map[string]any
+			if err := json.Unmarshal(shown.Bytes()[before:], &ans); err != nil || ans["provider"] != provider || !strings.Contains(fmt.Sprint(ans["answer"]), "beans") {
+				t.Fatalf("ask through %s did not answer from it: %v %s", provider, err, shown.Bytes()[before:])
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	logged, _ := os.ReadFile(filepath.Join(logDir, "carrel.log"))
-	if files < 4 || len(logged) == 0 {
-		t.Fatalf("scanned %d files, log %d bytes: the run wrote less than it should have", files, len(logged))
-	}
-	t.Logf("scanned %d files under the home folder (log %d bytes) and %d bytes of output", files, len(logged), shown.Len())
+
+	t.Run("a refused key is named by its last four characters and not charged", func(t *testing.T) {
+		// Refused keys: the servers now want other keys and echo the ones they got.
+		wantOpenAI, wantAnthropic = "sk-proj-rotated", "sk-ant-rotated"
+		for _, provider := range []string{"openai", "anthropic"} {
+			config(t, provider)
+			before := shown.Len()
+			if code := run("", "ask", "--fresh", "What did Thoreau plant at "+provider+"?"); code == 0 {
+				t.Fatalf("ask through %s with a refused key succeeded:\n%s", provider, shown.Bytes()[before:])
+			}
+			msg := string(shown.Bytes()[before:])
+			last4 := map[string]string{"openai": openaiKey, "anthropic": anthropicKey}[provider]
+			last4 = last4[len(last4)-4:]
+			if !strings.Contains(msg, "refused") || !strings.Contains(msg, "…"+last4) {
+				t.Fatalf("the refusal through %s does not say the key was refused, ending …%s:\n%s", provider, last4, msg)
+			}
+			if regexp.MustCompile(`\$0\.0*[1-9]`).MatchString(msg) {
+				t.Fatalf("a refused request through %s was charged:\n%s", provider, msg)
+			}
+		}
+	})
+
+	t.Run("no output and no file under the home folder holds a key", func(t *testing.T) {
+		run("", "sessions", "list")
+		run("", "stats")
+		closeLog()
+
+		for name, key := range map[string]string{"OpenAI": openaiKey, "Anthropic": anthropicKey} {
+			if strings.Contains(shown.String(), key) {
+				t.Errorf("the %s key was shown to the user:\n%s", name, shown.String())
+			}
+		}
+		files := 0
+		err = filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || path == note {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			files++
+			for name, key := range map[string]string{"OpenAI": openaiKey, "Anthropic": anthropicKey} {
+				// A key's distinctive middle, so a key cut, quoted or escaped is found too.
+				if bytes.Contains(b, []byte(key[8:len(key)-4])) {
+					t.Errorf("%s holds the %s key", path, name)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		logged, _ := os.ReadFile(filepath.Join(logDir, "carrel.log"))
+		if files < 4 || len(logged) == 0 {
+			t.Fatalf("scanned %d files, log %d bytes: the run wrote less than it should have", files, len(logged))
+		}
+		t.Logf("scanned %d files under the home folder (log %d bytes) and %d bytes of output", files, len(logged), shown.Len())
+	})
 }

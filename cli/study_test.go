@@ -42,8 +42,11 @@ type cardOut struct {
 func TestStudyCLI(t *testing.T) {
 	lib := t.TempDir()
 	flags := []string{"--library", lib, "--ollama-host", "127.0.0.1:9"}
-	run := func(args ...string) []byte { return carrel(t, append(append([]string{}, flags...), args...)...) }
-	rs := ingestResults(t, run("ingest", filepath.Join(testcorpus.Dir(t), "WaldenFull.pdf")))
+	run := func(t *testing.T, args ...string) []byte {
+		t.Helper()
+		return carrel(t, append(append([]string{}, flags...), args...)...)
+	}
+	rs := ingestResults(t, run(t, "ingest", filepath.Join(testcorpus.Dir(t), "WaldenFull.pdf")))
 	doc := rs[0].DocID
 
 	var made struct {
@@ -55,120 +58,136 @@ func TestStudyCLI(t *testing.T) {
 		Made, Added int
 		Cards       []cardOut `json:"cards"`
 	}
-	if err := json.Unmarshal(run("study", "cards", "--json", doc[:12]), &made); err != nil {
-		t.Fatal(err)
-	}
-	if made.Added < 20 || len(made.Cards) != made.Added || made.Deck.ID != "doc:"+doc || made.Deck.Due != made.Added {
-		t.Fatalf("study cards: deck %+v, made %d, added %d, %d listed", made.Deck, made.Made, made.Added, len(made.Cards))
-	}
-	for _, c := range made.Cards {
-		if !strings.Contains(c.Context, c.Back) || c.Page < 1 || c.DocID != doc {
-			t.Fatalf("card %+v", c)
-		}
-	}
-	var again struct{ Added, Existing int }
-	json.Unmarshal(run("study", "cards", "--json", doc), &again)
-	if again.Added != 0 || again.Existing != made.Made {
-		t.Fatalf("made again: %+v", again)
-	}
-
 	var due []cardOut
-	json.Unmarshal(run("study", "review", "--json", doc), &due)
-	if len(due) != made.Added {
-		t.Fatalf("%d due, want %d", len(due), made.Added)
-	}
-	first := due[0]
-	var graded cardOut
-	json.Unmarshal(run("study", "review", "--json", "--card", strconv.FormatInt(first.ID, 10), "--grade", "4"), &graded)
-	if graded.ID != first.ID || graded.Sched.State != 2 || graded.Sched.Reps != 1 {
-		t.Fatalf("graded easy: %+v", graded)
-	}
-	json.Unmarshal(run("study", "review", "--json", "--deck", made.Deck.ID), &due)
-	if len(due) != made.Added-1 {
-		t.Fatalf("%d due after grading one easy, want %d", len(due), made.Added-1)
-	}
-	second, third := due[0], due[1]
-	run("study", "suspend", strconv.FormatInt(second.ID, 10))
-	run("study", "delete", strconv.FormatInt(third.ID, 10))
-	var edited cardOut
-	json.Unmarshal(run("study", "edit", "--json", strconv.FormatInt(first.ID, 10), "--front", "Who went to the woods?", "--back", "Thoreau"), &edited)
-	if edited.Front != "Who went to the woods?" || edited.Back != "Thoreau" {
-		t.Fatalf("edited: %+v", edited)
-	}
-	json.Unmarshal(run("study", "review", "--json", doc), &due)
-	if len(due) != made.Added-3 {
-		t.Fatalf("%d due after a suspend and a delete, want %d", len(due), made.Added-3)
-	}
+	var first cardOut
 
-	left := made.Added - 1 // one deleted; the suspended one is exported, tagged
-	anki := string(run("study", "export", "--format", "anki", doc))
-	lines := strings.Split(strings.TrimSpace(anki), "\n")
-	if !strings.HasPrefix(anki, "#separator:tab\n") || !strings.Contains(anki, "#columns:Front\tBack\tSource\tTags\n") || len(lines) != left+6 {
-		t.Fatalf("anki export: %d lines, want %d:\n%s", len(lines), left+6, anki[:min(len(anki), 600)])
-	}
-	for _, l := range lines[6:] {
-		f := strings.Split(l, "\t")
-		if len(f) != 4 || !strings.Contains(f[2], "p. ") || !strings.Contains(f[3], "carrel::") {
-			t.Fatalf("anki line %q", l)
+	// Each step works on the deck the steps before left.
+	t.Run("cards are made with their answers in their spans, and once only", func(t *testing.T) {
+		if err := json.Unmarshal(run(t, "study", "cards", "--json", doc[:12]), &made); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if !strings.Contains(anki, "Who went to the woods?\tThoreau\t") || !strings.Contains(anki, "carrel::suspended") {
-		t.Fatalf("anki export lacks the edit or the suspended tag")
-	}
-	rows, err := csv.NewReader(bytes.NewReader(run("study", "export", "--format", "csv", "--deck", made.Deck.ID))).ReadAll()
-	if err != nil || len(rows) != left+1 || rows[0][3] != "front" {
-		t.Fatalf("csv export: %d rows, %v", len(rows), err)
-	}
-	apkg := filepath.Join(t.TempDir(), "deck.apkg")
-	run("study", "export", "--format", "apkg", "--out", apkg, doc)
-	if zr, err := zip.OpenReader(apkg); err != nil || len(zr.File) != 2 || zr.File[0].Name != "collection.anki2" {
-		t.Fatalf("apkg export: %v", err)
-	} else {
-		zr.Close()
-	}
-	out := filepath.Join(t.TempDir(), "deck.md")
-	run("study", "export", "--format", "md", "--out", out, doc)
-	md, _ := os.ReadFile(out)
-	if strings.Count(string(md), "\n## ") != left || !strings.Contains(string(md), "**Answer:** Thoreau") {
-		t.Fatalf("md export:\n%s", md[:min(len(md), 400)])
-	}
-
-	// A quiz: as JSON, then taken on standard input; its score is kept.
-	var quiz []struct {
-		Prompt  string   `json:"prompt"`
-		Choices []string `json:"choices"`
-		Answer  int      `json:"answer"`
-		Card    cardOut  `json:"card"`
-	}
-	json.Unmarshal(run("study", "quiz", "--json", "--n", "5", doc), &quiz)
-	if len(quiz) != 5 {
-		t.Fatalf("quiz of %d questions, want 5", len(quiz))
-	}
-	for _, q := range quiz {
-		if len(q.Choices) > 0 && (len(q.Choices) != 4 || q.Choices[q.Answer] != strings.Join(strings.Fields(q.Card.Back), " ")) {
-			t.Errorf("question %q: choices %q, answer %d, card's answer %q", q.Prompt, q.Choices, q.Answer, q.Card.Back)
+		if made.Added < 20 || len(made.Cards) != made.Added || made.Deck.ID != "doc:"+doc || made.Deck.Due != made.Added {
+			t.Fatalf("study cards: deck %+v, made %d, added %d, %d listed", made.Deck, made.Made, made.Added, len(made.Cards))
 		}
-	}
-	var qout, qerr bytes.Buffer
-	if _, code, err := Run(append(flags, "study", "quiz", "--n", "3", doc), Env{Stdout: &qout, Stderr: &qerr, Stdin: strings.NewReader("a\nb\nsomething\n")}); code != 0 {
-		t.Fatalf("quiz: exit %d %v\n%s", code, err, qerr.String())
-	}
-	if !strings.Contains(qout.String(), "Score: ") || strings.Count(qout.String(), "(Walden, p") != 3 {
-		t.Fatalf("the quiz did not show each answer's source and the score:\n%s", qout.String())
-	}
-	var scores []struct{ Questions, Correct int }
-	json.Unmarshal(run("study", "scores", "--json", doc), &scores)
-	if len(scores) != 1 || scores[0].Questions != 3 || scores[0].Correct > 3 {
-		t.Fatalf("quiz history: %+v", scores)
-	}
+		for _, c := range made.Cards {
+			if !strings.Contains(c.Context, c.Back) || c.Page < 1 || c.DocID != doc {
+				t.Fatalf("card %+v", c)
+			}
+		}
+		var again struct{ Added, Existing int }
+		json.Unmarshal(run(t, "study", "cards", "--json", doc), &again)
+		if again.Added != 0 || again.Existing != made.Made {
+			t.Fatalf("made again: %+v", again)
+		}
+	})
 
-	var errb bytes.Buffer
-	if _, code, _ := Run(append(flags, "study", "review", "--card", "1", "--grade", "5"), Env{Stdout: &bytes.Buffer{}, Stderr: &errb}); code != 2 {
-		t.Errorf("grade 5: exit %d, want 2", code)
-	}
-	if _, code, _ := Run(append(flags, "study", "export", "--format", "pdf", doc), Env{Stdout: &bytes.Buffer{}, Stderr: &errb}); code == 0 {
-		t.Errorf("export as pdf succeeded")
-	}
+	t.Run("a grade reschedules a card out of the due list", func(t *testing.T) {
+		json.Unmarshal(run(t, "study", "review", "--json", doc), &due)
+		if len(due) != made.Added {
+			t.Fatalf("%d due, want %d", len(due), made.Added)
+		}
+		first = due[0]
+		var graded cardOut
+		json.Unmarshal(run(t, "study", "review", "--json", "--card", strconv.FormatInt(first.ID, 10), "--grade", "4"), &graded)
+		if graded.ID != first.ID || graded.Sched.State != 2 || graded.Sched.Reps != 1 {
+			t.Fatalf("graded easy: %+v", graded)
+		}
+		json.Unmarshal(run(t, "study", "review", "--json", "--deck", made.Deck.ID), &due)
+		if len(due) != made.Added-1 {
+			t.Fatalf("%d due after grading one easy, want %d", len(due), made.Added-1)
+		}
+	})
+
+	t.Run("suspend, delete and edit", func(t *testing.T) {
+		second, third := due[0], due[1]
+		run(t, "study", "suspend", strconv.FormatInt(second.ID, 10))
+		run(t, "study", "delete", strconv.FormatInt(third.ID, 10))
+		var edited cardOut
+		json.Unmarshal(run(t, "study", "edit", "--json", strconv.FormatInt(first.ID, 10), "--front", "Who went to the woods?", "--back", "Thoreau"), &edited)
+		if edited.Front != "Who went to the woods?" || edited.Back != "Thoreau" {
+			t.Fatalf("edited: %+v", edited)
+		}
+		json.Unmarshal(run(t, "study", "review", "--json", doc), &due)
+		if len(due) != made.Added-3 {
+			t.Fatalf("%d due after a suspend and a delete, want %d", len(due), made.Added-3)
+		}
+	})
+
+	t.Run("the exports carry every card with its source", func(t *testing.T) {
+		left := made.Added - 1 // one deleted; the suspended one is exported, tagged
+		anki := string(run(t, "study", "export", "--format", "anki", doc))
+		lines := strings.Split(strings.TrimSpace(anki), "\n")
+		if !strings.HasPrefix(anki, "#separator:tab\n") || !strings.Contains(anki, "#columns:Front\tBack\tSource\tTags\n") || len(lines) != left+6 {
+			t.Fatalf("anki export: %d lines, want %d:\n%s", len(lines), left+6, anki[:min(len(anki), 600)])
+		}
+		for _, l := range lines[6:] {
+			f := strings.Split(l, "\t")
+			if len(f) != 4 || !strings.Contains(f[2], "p. ") || !strings.Contains(f[3], "carrel::") {
+				t.Fatalf("anki line %q", l)
+			}
+		}
+		if !strings.Contains(anki, "Who went to the woods?\tThoreau\t") || !strings.Contains(anki, "carrel::suspended") {
+			t.Fatalf("anki export lacks the edit or the suspended tag")
+		}
+		rows, err := csv.NewReader(bytes.NewReader(run(t, "study", "export", "--format", "csv", "--deck", made.Deck.ID))).ReadAll()
+		if err != nil || len(rows) != left+1 || rows[0][3] != "front" {
+			t.Fatalf("csv export: %d rows, %v", len(rows), err)
+		}
+		apkg := filepath.Join(t.TempDir(), "deck.apkg")
+		run(t, "study", "export", "--format", "apkg", "--out", apkg, doc)
+		if zr, err := zip.OpenReader(apkg); err != nil || len(zr.File) != 2 || zr.File[0].Name != "collection.anki2" {
+			t.Fatalf("apkg export: %v", err)
+		} else {
+			zr.Close()
+		}
+		out := filepath.Join(t.TempDir(), "deck.md")
+		run(t, "study", "export", "--format", "md", "--out", out, doc)
+		md, _ := os.ReadFile(out)
+		if strings.Count(string(md), "\n## ") != left || !strings.Contains(string(md), "**Answer:** Thoreau") {
+			t.Fatalf("md export:\n%s", md[:min(len(md), 400)])
+		}
+	})
+
+	t.Run("a quiz is taken and its score kept", func(t *testing.T) {
+		// A quiz: as JSON, then taken on standard input; its score is kept.
+		var quiz []struct {
+			Prompt  string   `json:"prompt"`
+			Choices []string `json:"choices"`
+			Answer  int      `json:"answer"`
+			Card    cardOut  `json:"card"`
+		}
+		json.Unmarshal(run(t, "study", "quiz", "--json", "--n", "5", doc), &quiz)
+		if len(quiz) != 5 {
+			t.Fatalf("quiz of %d questions, want 5", len(quiz))
+		}
+		for _, q := range quiz {
+			if len(q.Choices) > 0 && (len(q.Choices) != 4 || q.Choices[q.Answer] != strings.Join(strings.Fields(q.Card.Back), " ")) {
+				t.Errorf("question %q: choices %q, answer %d, card's answer %q", q.Prompt, q.Choices, q.Answer, q.Card.Back)
+			}
+		}
+		var qout, qerr bytes.Buffer
+		if _, code, err := Run(append(flags, "study", "quiz", "--n", "3", doc), Env{Stdout: &qout, Stderr: &qerr, Stdin: strings.NewReader("a\nb\nsomething\n")}); code != 0 {
+			t.Fatalf("quiz: exit %d %v\n%s", code, err, qerr.String())
+		}
+		if !strings.Contains(qout.String(), "Score: ") || strings.Count(qout.String(), "(Walden, p") != 3 {
+			t.Fatalf("the quiz did not show each answer's source and the score:\n%s", qout.String())
+		}
+		var scores []struct{ Questions, Correct int }
+		json.Unmarshal(run(t, "study", "scores", "--json", doc), &scores)
+		if len(scores) != 1 || scores[0].Questions != 3 || scores[0].Correct > 3 {
+			t.Fatalf("quiz history: %+v", scores)
+		}
+	})
+
+	t.Run("a bad grade and a bad format are refused", func(t *testing.T) {
+		var errb bytes.Buffer
+		if _, code, _ := Run(append(flags, "study", "review", "--card", "1", "--grade", "5"), Env{Stdout: &bytes.Buffer{}, Stderr: &errb}); code != 2 {
+			t.Errorf("grade 5: exit %d, want 2", code)
+		}
+		if _, code, _ := Run(append(flags, "study", "export", "--format", "pdf", doc), Env{Stdout: &bytes.Buffer{}, Stderr: &errb}); code == 0 {
+			t.Errorf("export as pdf succeeded")
+		}
+	})
 }
 
 // verifies cards made with the chat model through the CLI and a real Ollama server (the
