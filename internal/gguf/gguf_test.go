@@ -143,119 +143,131 @@ func TestWriteParsesBack(t *testing.T) {
 	tokens, _, _ := Vocab(Options{})
 	nVocab := uint64(len(tokens))
 
-	if p.version != 3 {
-		t.Errorf("version = %d, want 3", p.version)
-	}
-	if got, want := len(p.tensors), 3+9*Blocks; got != want {
-		t.Errorf("tensor count = %d, want %d", got, want)
-	}
-	if got := len(p.kv); got != 18 {
-		t.Errorf("metadata count = %d, want 18", got)
-	}
-	for key, want := range map[string]any{
-		"general.architecture":                   "llama",
-		"llama.context_length":                   uint32(4096),
-		"llama.embedding_length":                 uint32(64),
-		"llama.block_count":                      uint32(2),
-		"llama.feed_forward_length":              uint32(128),
-		"llama.attention.head_count":             uint32(4),
-		"llama.attention.head_count_kv":          uint32(4),
-		"llama.rope.dimension_count":             uint32(16),
-		"llama.attention.layer_norm_rms_epsilon": float32(1e-5),
-		"tokenizer.ggml.model":                   "llama",
-		"tokenizer.ggml.bos_token_id":            uint32(1),
-		"tokenizer.ggml.eos_token_id":            uint32(2),
-		"tokenizer.ggml.unknown_token_id":        uint32(0),
-	} {
-		if got := p.kv[key]; got != want {
-			t.Errorf("%s = %v (%T), want %v (%T)", key, got, got, want, want)
+	// The file is parsed once; each subtest checks one part of it.
+	t.Run("version and metadata", func(t *testing.T) {
+		if p.version != 3 {
+			t.Errorf("version = %d, want 3", p.version)
 		}
-	}
-	toks, _ := p.kv["tokenizer.ggml.tokens"].([]any)
-	if uint64(len(toks)) != nVocab {
-		t.Fatalf("tokens: %d, want %d", len(toks), nVocab)
-	}
-	for i, want := range map[int]string{0: "<unk>", 1: "<s>", 2: "</s>", 3: "<0x00>", 3 + 0x41: "<0x41>", 258: "<0xFF>", 259: "▁"} {
-		if toks[i] != want {
-			t.Errorf("token %d = %q, want %q", i, toks[i], want)
+		if got, want := len(p.tensors), 3+9*Blocks; got != want {
+			t.Errorf("tensor count = %d, want %d", got, want)
 		}
-	}
-	for _, key := range []string{"tokenizer.ggml.scores", "tokenizer.ggml.token_type"} {
-		if arr, _ := p.kv[key].([]any); uint64(len(arr)) != nVocab {
-			t.Errorf("%s has %d entries, want %d", key, len(arr), nVocab)
+		if got := len(p.kv); got != 18 {
+			t.Errorf("metadata count = %d, want 18", got)
 		}
-	}
-	types := p.kv["tokenizer.ggml.token_type"].([]any)
-	for i, want := range map[int]int32{0: 2, 1: 3, 2: 3, 3: 6, 258: 6, 259: 1} {
-		if types[i] != want {
-			t.Errorf("token_type[%d] = %v, want %d", i, types[i], want)
+		for key, want := range map[string]any{
+			"general.architecture":                   "llama",
+			"llama.context_length":                   uint32(4096),
+			"llama.embedding_length":                 uint32(64),
+			"llama.block_count":                      uint32(2),
+			"llama.feed_forward_length":              uint32(128),
+			"llama.attention.head_count":             uint32(4),
+			"llama.attention.head_count_kv":          uint32(4),
+			"llama.rope.dimension_count":             uint32(16),
+			"llama.attention.layer_norm_rms_epsilon": float32(1e-5),
+			"tokenizer.ggml.model":                   "llama",
+			"tokenizer.ggml.bos_token_id":            uint32(1),
+			"tokenizer.ggml.eos_token_id":            uint32(2),
+			"tokenizer.ggml.unknown_token_id":        uint32(0),
+		} {
+			if got := p.kv[key]; got != want {
+				t.Errorf("%s = %v (%T), want %v (%T)", key, got, got, want, want)
+			}
 		}
-	}
+	})
 
-	if p.dataOffset%Alignment != 0 {
-		t.Errorf("data section at %d, not %d-aligned", p.dataOffset, Alignment)
-	}
-	if p.fileSize%Alignment != 0 {
-		t.Errorf("file size %d not padded to %d", p.fileSize, Alignment)
-	}
-	shapes := map[string][]uint64{
-		"token_embd.weight":        {64, nVocab},
-		"output_norm.weight":       {64},
-		"output.weight":            {64, nVocab},
-		"blk.0.attn_norm.weight":   {64},
-		"blk.1.attn_q.weight":      {64, 64},
-		"blk.1.attn_k.weight":      {64, 64},
-		"blk.1.attn_v.weight":      {64, 64},
-		"blk.1.attn_output.weight": {64, 64},
-		"blk.1.ffn_norm.weight":    {64},
-		"blk.0.ffn_gate.weight":    {64, 128},
-		"blk.0.ffn_down.weight":    {128, 64},
-		"blk.0.ffn_up.weight":      {64, 128},
-		"blk.1.ffn_up.weight":      {64, 128},
-		"blk.1.attn_norm.weight":   {64},
-		"blk.0.attn_output.weight": {64, 64},
-		"blk.0.ffn_norm.weight":    {64},
-	}
-	seen := map[string]bool{}
-	for _, ti := range p.tensors {
-		seen[ti.name] = true
-		if ti.typ != tensorF32 {
-			t.Errorf("%s: type %d, want F32", ti.name, ti.typ)
+	t.Run("the vocabulary", func(t *testing.T) {
+		toks, _ := p.kv["tokenizer.ggml.tokens"].([]any)
+		if uint64(len(toks)) != nVocab {
+			t.Fatalf("tokens: %d, want %d", len(toks), nVocab)
 		}
-		if ti.offset%Alignment != 0 {
-			t.Errorf("%s: offset %d not aligned", ti.name, ti.offset)
+		for i, want := range map[int]string{0: "<unk>", 1: "<s>", 2: "</s>", 3: "<0x00>", 3 + 0x41: "<0x41>", 258: "<0xFF>", 259: "▁"} {
+			if toks[i] != want {
+				t.Errorf("token %d = %q, want %q", i, toks[i], want)
+			}
 		}
-		if want, ok := shapes[ti.name]; ok && fmt.Sprint(ti.dims) != fmt.Sprint(want) {
-			t.Errorf("%s: dims %v, want %v", ti.name, ti.dims, want)
+		for _, key := range []string{"tokenizer.ggml.scores", "tokenizer.ggml.token_type"} {
+			if arr, _ := p.kv[key].([]any); uint64(len(arr)) != nVocab {
+				t.Errorf("%s has %d entries, want %d", key, len(arr), nVocab)
+			}
 		}
-	}
-	for name := range shapes {
-		if !seen[name] {
-			t.Errorf("missing tensor %s", name)
+		types := p.kv["tokenizer.ggml.token_type"].([]any)
+		for i, want := range map[int]int32{0: 2, 1: 3, 2: 3, 3: 6, 258: 6, 259: 1} {
+			if types[i] != want {
+				t.Errorf("token_type[%d] = %v, want %d", i, types[i], want)
+			}
 		}
-	}
+	})
 
-	// Norms are 1; other weights are small, finite and not all zero.
-	f32 := func(b []byte, i int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])) }
-	if v := f32(p.tensorBytes["output_norm.weight"], 63); v != 1 {
-		t.Errorf("output_norm[63] = %v, want 1", v)
-	}
-	q := p.tensorBytes["blk.0.attn_q.weight"]
-	var sum2 float64
-	for i := range len(q) / 4 {
-		v := float64(f32(q, i))
-		if math.IsNaN(v) || math.Abs(v) > 0.2 {
-			t.Fatalf("attn_q[%d] = %v", i, v)
+	t.Run("tensors aligned, F32, in their shapes", func(t *testing.T) {
+		if p.dataOffset%Alignment != 0 {
+			t.Errorf("data section at %d, not %d-aligned", p.dataOffset, Alignment)
 		}
-		sum2 += v * v
-	}
-	if std := math.Sqrt(sum2 / float64(len(q)/4)); std < 0.015 || std > 0.025 {
-		t.Errorf("attn_q std = %.4f, want about 0.02", std)
-	}
+		if p.fileSize%Alignment != 0 {
+			t.Errorf("file size %d not padded to %d", p.fileSize, Alignment)
+		}
+		shapes := map[string][]uint64{
+			"token_embd.weight":        {64, nVocab},
+			"output_norm.weight":       {64},
+			"output.weight":            {64, nVocab},
+			"blk.0.attn_norm.weight":   {64},
+			"blk.1.attn_q.weight":      {64, 64},
+			"blk.1.attn_k.weight":      {64, 64},
+			"blk.1.attn_v.weight":      {64, 64},
+			"blk.1.attn_output.weight": {64, 64},
+			"blk.1.ffn_norm.weight":    {64},
+			"blk.0.ffn_gate.weight":    {64, 128},
+			"blk.0.ffn_down.weight":    {128, 64},
+			"blk.0.ffn_up.weight":      {64, 128},
+			"blk.1.ffn_up.weight":      {64, 128},
+			"blk.1.attn_norm.weight":   {64},
+			"blk.0.attn_output.weight": {64, 64},
+			"blk.0.ffn_norm.weight":    {64},
+		}
+		seen := map[string]bool{}
+		for _, ti := range p.tensors {
+			seen[ti.name] = true
+			if ti.typ != tensorF32 {
+				t.Errorf("%s: type %d, want F32", ti.name, ti.typ)
+			}
+			if ti.offset%Alignment != 0 {
+				t.Errorf("%s: offset %d not aligned", ti.name, ti.offset)
+			}
+			if want, ok := shapes[ti.name]; ok && fmt.Sprint(ti.dims) != fmt.Sprint(want) {
+				t.Errorf("%s: dims %v, want %v", ti.name, ti.dims, want)
+			}
+		}
+		for name := range shapes {
+			if !seen[name] {
+				t.Errorf("missing tensor %s", name)
+			}
+		}
+	})
 
-	if size := buf.Len(); size > 1<<20 {
-		t.Errorf("model is %d bytes, want well under 1 MiB", size)
-	}
+	t.Run("weights initialised", func(t *testing.T) {
+		// Norms are 1; other weights are small, finite and not all zero.
+		f32 := func(b []byte, i int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])) }
+		if v := f32(p.tensorBytes["output_norm.weight"], 63); v != 1 {
+			t.Errorf("output_norm[63] = %v, want 1", v)
+		}
+		q := p.tensorBytes["blk.0.attn_q.weight"]
+		var sum2 float64
+		for i := range len(q) / 4 {
+			v := float64(f32(q, i))
+			if math.IsNaN(v) || math.Abs(v) > 0.2 {
+				t.Fatalf("attn_q[%d] = %v", i, v)
+			}
+			sum2 += v * v
+		}
+		if std := math.Sqrt(sum2 / float64(len(q)/4)); std < 0.015 || std > 0.025 {
+			t.Errorf("attn_q std = %.4f, want about 0.02", std)
+		}
+	})
+
+	t.Run("under 1 MiB", func(t *testing.T) {
+		if size := buf.Len(); size > 1<<20 {
+			t.Errorf("model is %d bytes, want well under 1 MiB", size)
+		}
+	})
 }
 
 func TestWriteIsDeterministic(t *testing.T) {

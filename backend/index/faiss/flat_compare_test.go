@@ -70,7 +70,7 @@ func TestFlatMatchesFAISS(t *testing.T) {
 		allow = append(allow, ids[i])
 	}
 
-	compare := func(stage string) {
+	compare := func(t *testing.T, stage string) {
 		t.Helper()
 		if !slices.Equal(gx.IDs(), fx.IDs()) {
 			t.Fatalf("%s: ids in storage order differ", stage)
@@ -103,52 +103,60 @@ func TestFlatMatchesFAISS(t *testing.T) {
 			}
 		}
 	}
-	compare("added")
 
-	var drop []int64
-	for i := 3; i < n; i += 10 {
-		drop = append(drop, ids[i])
-	}
-	drop = append(drop, allow[:50]...)
-	gn, err := gx.Remove(drop)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fn, err := fx.Remove(drop)
-	if err != nil || gn != fn {
-		t.Fatalf("removed %d (Go), %d (FAISS, %v)", gn, fn, err)
-	}
-	compare("removed")
+	// Each step works on the indexes the steps before left.
+	t.Run("added: the same hits", func(t *testing.T) {
+		compare(t, "added")
+	})
 
-	dir := t.TempDir()
-	gp, fp := filepath.Join(dir, "go.faiss"), filepath.Join(dir, "faiss.faiss")
-	if err := gx.Write(gp); err != nil {
-		t.Fatal(err)
-	}
-	if err := fx.Write(fp); err != nil {
-		t.Fatal(err)
-	}
-	gb, _ := os.ReadFile(gp)
-	fb, _ := os.ReadFile(fp)
-	if !bytes.Equal(gb, fb) {
-		t.Fatalf("files differ: Go wrote %d bytes, FAISS %d", len(gb), len(fb))
-	}
-	// Each reads the other's file into the same index.
-	fromGo, err := Read(gp)
-	if err != nil {
-		t.Fatalf("FAISS reading the Go index's file: %v", err)
-	}
-	defer fromGo.Close()
-	fromFAISS, err := flat.Read(fp)
-	if err != nil {
-		t.Fatalf("the Go index reading FAISS's file: %v", err)
-	}
-	i1, v1, _ := fromGo.Export()
-	i2, v2, _ := fromFAISS.Export()
-	i0, v0, _ := gx.Export()
-	if !slices.Equal(i1, i0) || !slices.Equal(i2, i0) || !slices.Equal(v1, v0) || !slices.Equal(v2, v0) {
-		t.Fatal("an index read from the other implementation's file holds other ids or vectors")
-	}
+	t.Run("after removals: the same hits", func(t *testing.T) {
+		var drop []int64
+		for i := 3; i < n; i += 10 {
+			drop = append(drop, ids[i])
+		}
+		drop = append(drop, allow[:50]...)
+		gn, err := gx.Remove(drop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn, err := fx.Remove(drop)
+		if err != nil || gn != fn {
+			t.Fatalf("removed %d (Go), %d (FAISS, %v)", gn, fn, err)
+		}
+		compare(t, "removed")
+	})
+
+	t.Run("the same file, each reading the other's", func(t *testing.T) {
+		dir := t.TempDir()
+		gp, fp := filepath.Join(dir, "go.faiss"), filepath.Join(dir, "faiss.faiss")
+		if err := gx.Write(gp); err != nil {
+			t.Fatal(err)
+		}
+		if err := fx.Write(fp); err != nil {
+			t.Fatal(err)
+		}
+		gb, _ := os.ReadFile(gp)
+		fb, _ := os.ReadFile(fp)
+		if !bytes.Equal(gb, fb) {
+			t.Fatalf("files differ: Go wrote %d bytes, FAISS %d", len(gb), len(fb))
+		}
+		// Each reads the other's file into the same index.
+		fromGo, err := Read(gp)
+		if err != nil {
+			t.Fatalf("FAISS reading the Go index's file: %v", err)
+		}
+		defer fromGo.Close()
+		fromFAISS, err := flat.Read(fp)
+		if err != nil {
+			t.Fatalf("the Go index reading FAISS's file: %v", err)
+		}
+		i1, v1, _ := fromGo.Export()
+		i2, v2, _ := fromFAISS.Export()
+		i0, v0, _ := gx.Export()
+		if !slices.Equal(i1, i0) || !slices.Equal(i2, i0) || !slices.Equal(v1, v0) || !slices.Equal(v2, v0) {
+			t.Fatal("an index read from the other implementation's file holds other ids or vectors")
+		}
+	})
 }
 
 // BenchmarkFlatGoVsFAISS times one query (k=10) at 10k and 100k×384 on the
