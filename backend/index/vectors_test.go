@@ -265,51 +265,62 @@ func TestVectorsPersist(t *testing.T) {
 		t.Fatalf("Save after Close: %v", err)
 	}
 
-	data, err := os.ReadFile(filepath.Join(dir, sidecarFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var side map[string]any
-	if err := json.Unmarshal(data, &side); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]any{"model": "bge-small", "dim": float64(dim), "kind": "flat", "count": float64(480)}
-	for k, w := range want {
-		if side[k] != w {
-			t.Fatalf("sidecar %s = %v, want %v (%s)", k, side[k], w, data)
-		}
-	}
-
+	// Saved and closed; each subtest checks one thing of what was kept.
 	w := openVectors(t, dir)
-	if w.Model() != "bge-small" || w.Dim() != dim || w.Len() != 480 {
-		t.Fatalf("reopened Model/Dim/Len = %q/%d/%d", w.Model(), w.Dim(), w.Len())
-	}
-	if !slices.Equal(w.IDs(), wantIDs) {
-		t.Fatal("ids differ after reopen")
-	}
-	for i := 20; i < len(ids); i++ {
-		got, err := w.Vector(ids[i])
+	t.Run("the sidecar says model, dimension, kind and count", func(t *testing.T) {
+		data, err := os.ReadFile(filepath.Join(dir, sidecarFile))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(got, unit(vecs[i])) {
-			t.Fatalf("vector %d differs after reopen", ids[i])
+		var side map[string]any
+		if err := json.Unmarshal(data, &side); err != nil {
+			t.Fatal(err)
 		}
-	}
-	after, err := w.Search(q, 25, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	afterScoped, err := w.Search(q, 25, scope)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(before, after) || !slices.Equal(beforeScoped, afterScoped) {
-		t.Fatal("search results differ after reopen")
-	}
-	if err := w.Ensure("bge-small", dim); err != nil {
-		t.Fatalf("Ensure with the stored model: %v", err)
-	}
+		want := map[string]any{"model": "bge-small", "dim": float64(dim), "kind": "flat", "count": float64(480)}
+		for k, w := range want {
+			if side[k] != w {
+				t.Fatalf("sidecar %s = %v, want %v (%s)", k, side[k], w, data)
+			}
+		}
+	})
+
+	t.Run("reopened: the same model, ids and vectors", func(t *testing.T) {
+		if w.Model() != "bge-small" || w.Dim() != dim || w.Len() != 480 {
+			t.Fatalf("reopened Model/Dim/Len = %q/%d/%d", w.Model(), w.Dim(), w.Len())
+		}
+		if !slices.Equal(w.IDs(), wantIDs) {
+			t.Fatal("ids differ after reopen")
+		}
+		for i := 20; i < len(ids); i++ {
+			got, err := w.Vector(ids[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, unit(vecs[i])) {
+				t.Fatalf("vector %d differs after reopen", ids[i])
+			}
+		}
+	})
+
+	t.Run("reopened: the same search results", func(t *testing.T) {
+		after, err := w.Search(q, 25, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		afterScoped, err := w.Search(q, 25, scope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(before, after) || !slices.Equal(beforeScoped, afterScoped) {
+			t.Fatal("search results differ after reopen")
+		}
+	})
+
+	t.Run("reopened: Ensure takes the stored model", func(t *testing.T) {
+		if err := w.Ensure("bge-small", dim); err != nil {
+			t.Fatalf("Ensure with the stored model: %v", err)
+		}
+	})
 }
 
 // verifies ErrModelMismatch for another model or dim, and Reset.
