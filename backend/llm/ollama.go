@@ -48,6 +48,11 @@ type Ollama struct {
 	// EmbedBatch is how many texts Embed sends per request; 0 means
 	// [DefaultEmbedBatch]. Set it before use.
 	EmbedBatch int
+	// EmbedThreads is how many CPU threads Embed asks the server's runner to embed
+	// with (num_thread): 0 means $CARREL_EMBED_THREADS, else [DefaultEmbedThreads] for
+	// a server on this machine and the server's own choice for one elsewhere; < 0 the
+	// server's own choice always. Set it before use.
+	EmbedThreads int
 	// StallTimeout is how long an embedding request, and a chat stream between
 	// two of its pieces, may go without a word from Ollama before it is given
 	// up with [ErrStalled]; 0 means [DefaultStallTimeout]. Set it before use.
@@ -191,10 +196,7 @@ func (o *Ollama) Embed(ctx context.Context, model string, texts []string) ([][]f
 	if batch <= 0 {
 		batch = DefaultEmbedBatch
 	}
-	var opts map[string]any
-	if n := o.EmbedWindow(ctx, model); n > 0 {
-		opts = map[string]any{"num_ctx": n}
-	}
+	opts := o.EmbedOptions(ctx, model)
 	truncate := true
 	out := make([][]float32, 0, len(texts))
 	for start := 0; start < len(texts); start += batch {
@@ -226,6 +228,21 @@ func (o *Ollama) Embed(ctx context.Context, model string, texts []string) ([][]f
 		}
 	}
 	return out, nil
+}
+
+// EmbedOptions are the options Embed sends with every request for model: its input window
+// (num_ctx, see [Ollama.EmbedWindow]) and the CPU threads (num_thread, see
+// [Ollama.EmbedThreads]). Every request carries the same ones, for documents and questions
+// alike: the server reloads the model's runner when they change.
+func (o *Ollama) EmbedOptions(ctx context.Context, model string) map[string]any {
+	opts := map[string]any{}
+	if n := o.EmbedWindow(ctx, model); n > 0 {
+		opts["num_ctx"] = n
+	}
+	if n := o.embedThreads(); n > 0 {
+		opts["num_thread"] = n
+	}
+	return opts
 }
 
 // EmbedWindow returns the tokens per input Embed asks the server for (num_ctx), or 0 when

@@ -9,9 +9,10 @@
 // every child has its vector (searchable by meaning); carrel_chunks_per_s is the children
 // over ready_s, so extraction, chunking, SQLite, bleve and FAISS all count against Carrel.
 // direct_chunks_per_s is the same texts through /api/embed in batches of the size Carrel
-// sends, with the same options (num_ctx), one request after another: the runner embeds one
-// input at a time (Ollama loads embedding models with one slot), so that is the fastest
-// way found. -runs repeats both sides alternately and prints the median of each with its
+// sends, with the same options (num_ctx, num_thread: llm.Ollama.EmbedOptions; set
+// CARREL_EMBED_THREADS to measure other threads on both sides), one request after
+// another: the runner embeds one input at a time (Ollama loads embedding models with one
+// slot), so that is the fastest way found. -runs repeats both sides alternately and prints the median of each with its
 // spread (min–max) on stderr. Goals: ratio ≥ 0.95; WaldenFull.pdf (-doc) ready within 60 s.
 package main
 
@@ -66,7 +67,8 @@ func run(doc string, runs int) error {
 	if _, err := client.Embed(ctx, model, []string{"warm up"}); err != nil { // load the runner
 		return err
 	}
-	window := client.EmbedWindow(ctx, model)
+	opts := client.EmbedOptions(ctx, model) // as Carrel's engine sends them (num_ctx, num_thread)
+	fmt.Fprintf(os.Stderr, "bench embed: options %v\n", opts)
 
 	var carrel, direct, ready []float64
 	var texts []string
@@ -94,7 +96,7 @@ func run(doc string, runs int) error {
 		}
 		carrel, ready = append(carrel, float64(len(texts))/took), append(ready, took)
 
-		d, err := embedDirect(ctx, srv.Host, model, window, texts)
+		d, err := embedDirect(ctx, srv.Host, model, opts, texts)
 		if err != nil {
 			return err
 		}
@@ -124,13 +126,9 @@ func children(ctx context.Context, lib *library.Library) ([]string, error) {
 	return texts, err
 }
 
-// embedDirect embeds texts with POST /api/embed in Carrel's batch size and window and
+// embedDirect embeds texts with POST /api/embed in Carrel's batch size and options and
 // returns texts per second.
-func embedDirect(ctx context.Context, host, model string, window int, texts []string) (float64, error) {
-	opts := map[string]any{}
-	if window > 0 {
-		opts["num_ctx"] = window
-	}
+func embedDirect(ctx context.Context, host, model string, opts map[string]any, texts []string) (float64, error) {
 	began := time.Now()
 	for start := 0; start < len(texts); start += llm.DefaultEmbedBatch {
 		batch := texts[start:min(len(texts), start+llm.DefaultEmbedBatch)]
