@@ -13,6 +13,7 @@ import (
 
 	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/internal/testengine"
 	"github.com/carrel-app/carrel/internal/testollama"
 	"github.com/zalando/go-keyring"
@@ -94,53 +95,69 @@ func TestMemoryInPrompt(t *testing.T) {
 	ctx := context.Background()
 	eng.Intake().IngestFile(ctx, note, nil)
 
-	testengine.Ask(t, eng, "I prefer short answers. What did Thoreau plant?", asking.Options{})
-	if strings.Contains(last(), "About the user") {
-		t.Fatal("a memory reached the prompt of the answer it was learnt from (it is learnt after the answer)")
-	}
-	testengine.Ask(t, eng, "What did Thoreau grow by the pond?", asking.Options{})
-	body := last()
-	about := strings.Index(body, "About the user")
-	if about < 0 || !strings.Contains(body, `- The user prefers short answers`) || about < strings.Index(body, "[1]") {
-		t.Fatalf("memory not in its own section after the passages: %s", body)
-	}
-	// Said again: a duplicate is not kept.
-	testengine.Ask(t, eng, "I prefer short answers. What is Walden Pond?", asking.Options{})
-	ms, _ := eng.Memory().List(ctx)
-	if len(ms) != 1 {
-		t.Fatalf("memories: %+v", ms)
-	}
-	m, err := eng.Memory().Add(ctx, "goal", "wants to pass the botany exam")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := eng.Memory().Add(ctx, "mood", "x"); err == nil {
-		t.Fatal("a memory of an unknown kind was accepted")
-	}
-	if _, err := eng.Memory().Edit(ctx, m.ID, "wants to pass the biology exam"); err != nil {
-		t.Fatal(err)
-	}
-	if err := eng.Memory().Delete(ctx, ms[0].ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := eng.Memory().Delete(ctx, ms[0].ID); err == nil {
-		t.Fatal("deleting a deleted memory succeeded")
-	}
-	testengine.Ask(t, eng, "How deep is Walden Pond?", asking.Options{})
-	if body := last(); !strings.Contains(body, "- The user wants to pass the biology exam") || strings.Contains(body, "short answers") {
-		t.Fatalf("edited memories in the prompt: %s", body)
-	}
-	// Off: nothing learnt, nothing sent.
-	if err := eng.Memory().SetEnabled(ctx, false); err != nil {
-		t.Fatal(err)
-	}
-	testengine.Ask(t, eng, "I'm a botany student. Where is Walden Pond?", asking.Options{})
-	if body := last(); strings.Contains(body, "About the user") {
-		t.Fatalf("memory off, yet in the prompt: %s", body)
-	}
-	if ms, _ := eng.Memory().List(ctx); len(ms) != 1 || eng.Memory().Enabled(ctx) {
-		t.Fatalf("memory off, yet learnt: %+v", ms)
-	}
+	// Each step works on the memories the steps before left.
+	var ms []library.Memory
+	t.Run("a memory reaches the next prompt in its own section", func(t *testing.T) {
+		testengine.Ask(t, eng, "I prefer short answers. What did Thoreau plant?", asking.Options{})
+		if strings.Contains(last(), "About the user") {
+			t.Fatal("a memory reached the prompt of the answer it was learnt from (it is learnt after the answer)")
+		}
+		testengine.Ask(t, eng, "What did Thoreau grow by the pond?", asking.Options{})
+		body := last()
+		about := strings.Index(body, "About the user")
+		if about < 0 || !strings.Contains(body, `- The user prefers short answers`) || about < strings.Index(body, "[1]") {
+			t.Fatalf("memory not in its own section after the passages: %s", body)
+		}
+	})
+
+	t.Run("said again, it is kept once", func(t *testing.T) {
+		// Said again: a duplicate is not kept.
+		testengine.Ask(t, eng, "I prefer short answers. What is Walden Pond?", asking.Options{})
+		ms, _ = eng.Memory().List(ctx)
+		if len(ms) != 1 {
+			t.Fatalf("memories: %+v", ms)
+		}
+	})
+
+	t.Run("memories are added, edited and deleted", func(t *testing.T) {
+		m, err := eng.Memory().Add(ctx, "goal", "wants to pass the botany exam")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eng.Memory().Add(ctx, "mood", "x"); err == nil {
+			t.Fatal("a memory of an unknown kind was accepted")
+		}
+		if _, err := eng.Memory().Edit(ctx, m.ID, "wants to pass the biology exam"); err != nil {
+			t.Fatal(err)
+		}
+		if err := eng.Memory().Delete(ctx, ms[0].ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := eng.Memory().Delete(ctx, ms[0].ID); err == nil {
+			t.Fatal("deleting a deleted memory succeeded")
+		}
+	})
+
+	t.Run("the prompt holds the edited memories", func(t *testing.T) {
+		testengine.Ask(t, eng, "How deep is Walden Pond?", asking.Options{})
+		if body := last(); !strings.Contains(body, "- The user wants to pass the biology exam") || strings.Contains(body, "short answers") {
+			t.Fatalf("edited memories in the prompt: %s", body)
+		}
+	})
+
+	t.Run("with memory off nothing is learnt or sent", func(t *testing.T) {
+		// Off: nothing learnt, nothing sent.
+		if err := eng.Memory().SetEnabled(ctx, false); err != nil {
+			t.Fatal(err)
+		}
+		testengine.Ask(t, eng, "I'm a botany student. Where is Walden Pond?", asking.Options{})
+		if body := last(); strings.Contains(body, "About the user") {
+			t.Fatalf("memory off, yet in the prompt: %s", body)
+		}
+		if ms, _ := eng.Memory().List(ctx); len(ms) != 1 || eng.Memory().Enabled(ctx) {
+			t.Fatalf("memory off, yet learnt: %+v", ms)
+		}
+	})
 }
 
 // verifies the local model's extraction with the real test Ollama: its gibberish

@@ -29,83 +29,100 @@ func TestStudySession(t *testing.T) {
 	eng, docID := testengine.WithNotes(t, srv)
 	ctx := context.Background()
 
-	var started, tokens int
-	first, err := eng.Asking().Ask(ctx, "Why did Thoreau live in the woods?", asking.Options{DocIDs: []string{docID}}, func(ev asking.Event) error {
-		if ev.IsStart {
-			started++
-		} else {
-			tokens++
+	// Each step works on the session the steps before left.
+	var first, follow *chat.Answer
+	t.Run("the first question starts a session, its claims inside both texts", func(t *testing.T) {
+		var started, tokens int
+		var err error
+		first, err = eng.Asking().Ask(ctx, "Why did Thoreau live in the woods?", asking.Options{DocIDs: []string{docID}}, func(ev asking.Event) error {
+			if ev.IsStart {
+				started++
+			} else {
+				tokens++
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("first question: %v", err)
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("first question: %v", err)
-	}
-	if first.SessionID == "" || first.MessageID == 0 || first.Mode != "model" || first.Provider != "ollama" ||
-		started != 1 || tokens == 0 || len(first.Citations) == 0 || first.Usage.CostUSD != 0 || first.Usage.CompletionTokens == 0 {
-		t.Fatalf("first answer: %+v (start events %d, tokens %d)", first, started, tokens)
-	}
-	// The tiny model's noise still gives claims that lie inside both texts.
-	answerLen := len([]rune(first.Text))
-	for _, c := range first.Claims {
-		if c.Start < 0 || c.End > answerLen || c.Start >= c.End || c.Supported != (len(c.Spans) > 0) {
-			t.Fatalf("claim out of the answer (%d chars): %+v", answerLen, c)
+		if first.SessionID == "" || first.MessageID == 0 || first.Mode != "model" || first.Provider != "ollama" ||
+			started != 1 || tokens == 0 || len(first.Citations) == 0 || first.Usage.CostUSD != 0 || first.Usage.CompletionTokens == 0 {
+			t.Fatalf("first answer: %+v (start events %d, tokens %d)", first, started, tokens)
 		}
-		for _, sp := range c.Spans {
-			text := []rune(first.Citations[sp.N-1].Text)
-			if sp.Start < 0 || sp.End > len(text) || string(text[sp.Start:sp.End]) != sp.Quote {
-				t.Fatalf("span out of passage %d: %+v", sp.N, sp)
+		// The tiny model's noise still gives claims that lie inside both texts.
+		answerLen := len([]rune(first.Text))
+		for _, c := range first.Claims {
+			if c.Start < 0 || c.End > answerLen || c.Start >= c.End || c.Supported != (len(c.Spans) > 0) {
+				t.Fatalf("claim out of the answer (%d chars): %+v", answerLen, c)
+			}
+			for _, sp := range c.Spans {
+				text := []rune(first.Citations[sp.N-1].Text)
+				if sp.Start < 0 || sp.End > len(text) || string(text[sp.Start:sp.End]) != sp.Quote {
+					t.Fatalf("span out of passage %d: %+v", sp.N, sp)
+				}
 			}
 		}
-	}
-	follow, err := eng.Asking().Ask(ctx, "What did he eat there?", asking.Options{SessionID: first.SessionID}, nil)
-	if err != nil {
-		t.Fatalf("follow-up: %v", err)
-	}
-	if follow.SessionID != first.SessionID || follow.Question != "What did he eat there?" || follow.Standalone == "" {
-		t.Fatalf("follow-up answer: session %q question %q standalone %q", follow.SessionID, follow.Question, follow.Standalone)
-	}
+	})
 
-	d, err := eng.Asking().Session(ctx, first.SessionID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(d.Messages) != 2 || d.Messages[1].Question != "What did he eat there?" || d.Messages[1].Standalone != follow.Standalone ||
-		len(d.Messages[0].Citations) == 0 || d.Messages[0].Citations[0].DocID != docID || d.Messages[0].Answer != first.Text {
-		t.Fatalf("session read back: %+v", d.Messages)
-	}
-	if len(d.Messages[0].Claims) != len(first.Claims) {
-		t.Fatalf("resumed claims: %+v, answered with %+v", d.Messages[0].Claims, first.Claims)
-	}
-	if len(d.DocIDs) != 1 || d.Scope[0] != "Walden" || d.Title != "Why did Thoreau live in the woods?" || d.Model != srv.ChatModel {
-		t.Fatalf("session: %+v", d.Session)
-	}
-	if err := eng.Asking().Rename(ctx, first.SessionID, "  Walden  notes "); err != nil {
-		t.Fatal(err)
-	}
-	md, err := eng.Asking().Export(ctx, first.SessionID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"# Walden notes\n", "documents: Walden", "## 1. Why did Thoreau live in the woods?", "## 2. What did he eat there?",
-		"## References\n\n1. *Walden*, page 1"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("export lacks %q:\n%s", want, md)
+	t.Run("a follow-up is rewritten, kept as asked", func(t *testing.T) {
+		var err error
+		follow, err = eng.Asking().Ask(ctx, "What did he eat there?", asking.Options{SessionID: first.SessionID}, nil)
+		if err != nil {
+			t.Fatalf("follow-up: %v", err)
 		}
-	}
-	list, _ := eng.Asking().Sessions(ctx)
-	if len(list) != 1 || list[0].Messages != 2 || list[0].Title != "Walden notes" {
-		t.Fatalf("sessions: %+v", list)
-	}
-	if err := eng.Asking().Delete(ctx, first.SessionID); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := eng.Asking().Session(ctx, first.SessionID); !errors.Is(err, library.ErrNotFound) {
-		t.Fatalf("deleted session: %v", err)
-	}
-	if _, err := eng.Asking().Ask(ctx, "Why?", asking.Options{SessionID: first.SessionID}, nil); !errors.Is(err, library.ErrNotFound) {
-		t.Fatalf("asking in a deleted session: %v", err)
-	}
+		if follow.SessionID != first.SessionID || follow.Question != "What did he eat there?" || follow.Standalone == "" {
+			t.Fatalf("follow-up answer: session %q question %q standalone %q", follow.SessionID, follow.Question, follow.Standalone)
+		}
+	})
+
+	t.Run("the session resumes with its citations and claims", func(t *testing.T) {
+		d, err := eng.Asking().Session(ctx, first.SessionID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Messages) != 2 || d.Messages[1].Question != "What did he eat there?" || d.Messages[1].Standalone != follow.Standalone ||
+			len(d.Messages[0].Citations) == 0 || d.Messages[0].Citations[0].DocID != docID || d.Messages[0].Answer != first.Text {
+			t.Fatalf("session read back: %+v", d.Messages)
+		}
+		if len(d.Messages[0].Claims) != len(first.Claims) {
+			t.Fatalf("resumed claims: %+v, answered with %+v", d.Messages[0].Claims, first.Claims)
+		}
+		if len(d.DocIDs) != 1 || d.Scope[0] != "Walden" || d.Title != "Why did Thoreau live in the woods?" || d.Model != srv.ChatModel {
+			t.Fatalf("session: %+v", d.Session)
+		}
+	})
+
+	t.Run("renamed, exported as Markdown and listed", func(t *testing.T) {
+		if err := eng.Asking().Rename(ctx, first.SessionID, "  Walden  notes "); err != nil {
+			t.Fatal(err)
+		}
+		md, err := eng.Asking().Export(ctx, first.SessionID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"# Walden notes\n", "documents: Walden", "## 1. Why did Thoreau live in the woods?", "## 2. What did he eat there?",
+			"## References\n\n1. *Walden*, page 1"} {
+			if !strings.Contains(md, want) {
+				t.Errorf("export lacks %q:\n%s", want, md)
+			}
+		}
+		list, _ := eng.Asking().Sessions(ctx)
+		if len(list) != 1 || list[0].Messages != 2 || list[0].Title != "Walden notes" {
+			t.Fatalf("sessions: %+v", list)
+		}
+	})
+
+	t.Run("deleted, it takes no more questions", func(t *testing.T) {
+		if err := eng.Asking().Delete(ctx, first.SessionID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eng.Asking().Session(ctx, first.SessionID); !errors.Is(err, library.ErrNotFound) {
+			t.Fatalf("deleted session: %v", err)
+		}
+		if _, err := eng.Asking().Ask(ctx, "Why?", asking.Options{SessionID: first.SessionID}, nil); !errors.Is(err, library.ErrNotFound) {
+			t.Fatalf("asking in a deleted session: %v", err)
+		}
+	})
 }
 
 // verifies that stopping an answer keeps the part that arrived, marked as stopped, in the

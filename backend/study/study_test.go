@@ -398,55 +398,62 @@ func TestDeckFollowsSessionScope(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Narrowed to a: b's cards are out of the deck's listing, due list and counts.
-	if err := lib.SetSessionScope(ctx, "s1", []string{a.SHA256}); err != nil {
-		t.Fatal(err)
-	}
-	if err := lib.RenameSession(ctx, "s1", "Cells only"); err != nil {
-		t.Fatal(err)
-	}
-	due, err := Due(ctx, lib, deck.ID, now, 0)
-	if err != nil || len(due) != perDoc[a.SHA256] {
-		t.Fatalf("due after narrowing: %d, want %d (%v)", len(due), perDoc[a.SHA256], err)
-	}
-	for _, c := range due {
-		if c.DocID != a.SHA256 {
-			t.Errorf("card %d of a document out of scope is due", c.ID)
+	// Each step changes the scope the steps before left.
+	t.Run("narrowed: the other document's cards leave the deck", func(t *testing.T) {
+		// Narrowed to a: b's cards are out of the deck's listing, due list and counts.
+		if err := lib.SetSessionScope(ctx, "s1", []string{a.SHA256}); err != nil {
+			t.Fatal(err)
 		}
-	}
-	d, _ := lib.Deck(ctx, deck.ID, now)
-	if d.Cards != perDoc[a.SHA256] || d.Due != perDoc[a.SHA256] || d.Title != "Cells only" || len(d.DocIDs) != 1 {
-		t.Errorf("deck after narrowing: %+v", d)
-	}
-	if byDoc, _ := lib.DueByDocument(ctx, now); byDoc[b.SHA256] != 0 {
-		t.Errorf("due counts still count the document out of scope: %v", byDoc)
-	}
+		if err := lib.RenameSession(ctx, "s1", "Cells only"); err != nil {
+			t.Fatal(err)
+		}
+		due, err := Due(ctx, lib, deck.ID, now, 0)
+		if err != nil || len(due) != perDoc[a.SHA256] {
+			t.Fatalf("due after narrowing: %d, want %d (%v)", len(due), perDoc[a.SHA256], err)
+		}
+		for _, c := range due {
+			if c.DocID != a.SHA256 {
+				t.Errorf("card %d of a document out of scope is due", c.ID)
+			}
+		}
+		d, _ := lib.Deck(ctx, deck.ID, now)
+		if d.Cards != perDoc[a.SHA256] || d.Due != perDoc[a.SHA256] || d.Title != "Cells only" || len(d.DocIDs) != 1 {
+			t.Errorf("deck after narrowing: %+v", d)
+		}
+		if byDoc, _ := lib.DueByDocument(ctx, now); byDoc[b.SHA256] != 0 {
+			t.Errorf("due counts still count the document out of scope: %v", byDoc)
+		}
+	})
 
-	// Widened again: b's cards come back with their reviews.
-	if err := lib.SetSessionScope(ctx, "s1", []string{a.SHA256, b.SHA256}); err != nil {
-		t.Fatal(err)
-	}
-	back, _ := Cards(ctx, lib, library.CardFilter{DeckID: deck.ID})
-	if len(back) != len(all) {
-		t.Fatalf("%d cards after widening, %d before", len(back), len(all))
-	}
-	if rs, _ := lib.Reviews(ctx, graded.ID); len(rs) != 1 {
-		t.Errorf("the graded card's review: %d", len(rs))
-	}
+	t.Run("widened: they come back with their reviews", func(t *testing.T) {
+		// Widened again: b's cards come back with their reviews.
+		if err := lib.SetSessionScope(ctx, "s1", []string{a.SHA256, b.SHA256}); err != nil {
+			t.Fatal(err)
+		}
+		back, _ := Cards(ctx, lib, library.CardFilter{DeckID: deck.ID})
+		if len(back) != len(all) {
+			t.Fatalf("%d cards after widening, %d before", len(back), len(all))
+		}
+		if rs, _ := lib.Reviews(ctx, graded.ID); len(rs) != 1 {
+			t.Errorf("the graded card's review: %d", len(rs))
+		}
+	})
 
-	// A session over the whole library takes in a document added after its deck was made.
-	if err := lib.CreateSession(ctx, &library.Session{ID: "s2", Title: "Everything"}); err != nil {
-		t.Fatal(err)
-	}
-	whole, err := OpenDeck(ctx, lib, "s2", nil, now)
-	if err != nil || len(whole.DocIDs) != 2 {
-		t.Fatalf("whole-library deck %+v %v", whole, err)
-	}
-	c, _ := addDocument(t, lib, writeNotes(t, strings.ReplaceAll(other, "Plant notes", "Leaf notes")+"\nXylem is the tissue that carries water up from the roots.\n"))
-	if err := FollowSessions(ctx, lib, now); err != nil {
-		t.Fatal(err)
-	}
-	if d, _ := lib.Deck(ctx, whole.ID, now); len(d.DocIDs) != 3 || !sameIDs(d.DocIDs, []string{a.SHA256, b.SHA256, c.SHA256}) {
-		t.Errorf("whole-library deck after an add: %v", d.DocIDs)
-	}
+	t.Run("a whole-library deck takes in a document added later", func(t *testing.T) {
+		// A session over the whole library takes in a document added after its deck was made.
+		if err := lib.CreateSession(ctx, &library.Session{ID: "s2", Title: "Everything"}); err != nil {
+			t.Fatal(err)
+		}
+		whole, err := OpenDeck(ctx, lib, "s2", nil, now)
+		if err != nil || len(whole.DocIDs) != 2 {
+			t.Fatalf("whole-library deck %+v %v", whole, err)
+		}
+		c, _ := addDocument(t, lib, writeNotes(t, strings.ReplaceAll(other, "Plant notes", "Leaf notes")+"\nXylem is the tissue that carries water up from the roots.\n"))
+		if err := FollowSessions(ctx, lib, now); err != nil {
+			t.Fatal(err)
+		}
+		if d, _ := lib.Deck(ctx, whole.ID, now); len(d.DocIDs) != 3 || !sameIDs(d.DocIDs, []string{a.SHA256, b.SHA256, c.SHA256}) {
+			t.Errorf("whole-library deck after an add: %v", d.DocIDs)
+		}
+	})
 }
