@@ -45,69 +45,80 @@ func TestMeasuredThreshold(t *testing.T) {
 		}
 	}
 
-	// Measured as the ingest embedded, before any search.
-	raw, err := os.ReadFile(filepath.Join(dir, "vectors", thresholdFile))
-	if err != nil {
-		t.Fatalf("threshold not measured by the ingest: %v", err)
-	}
-	v := eng.MinVectorScore(ctx)
-	var kept Threshold
-	if err := json.Unmarshal(raw, &kept); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("threshold %.2f from probe scores %.3f", v, kept.ProbeScores)
-	if !kept.fits(embed, eng.vec.Len()) || len(kept.ProbeScores) != len(probeQuestions) ||
-		kept.Value != v || v != thresholdFromScores(kept.ProbeScores) || v <= 0 || v > 1 {
-		t.Fatalf("threshold %v, kept %s", v, raw)
-	}
-
-	onTopic, err := eng.Search(ctx, "Is a pdf file a tree of objects, and what does a filter encode?", SearchOptions{K: 3, Mode: retrieve.Vector})
-	if err != nil || len(onTopic) == 0 || onTopic[0].VectorScore < v {
-		t.Fatalf("on-topic question: %+v %v (threshold %.2f)", onTopic, err, v)
-	}
-	// Off-topic questions other than the probes the threshold was measured with, so the
-	// check is not of the probes against their own quantile: nine in ten probes fall
-	// under it, so about as many of these should, and at most a fifth may get through.
-	through := 0
-	for _, q := range offTopicQuestions {
-		if slices.Contains(probeQuestions, q) {
-			t.Fatalf("%q is a probe question", q)
+	// Each step uses the threshold the first measured.
+	var v float64
+	t.Run("measured by the ingest and kept beside the vectors", func(t *testing.T) {
+		// Measured as the ingest embedded, before any search.
+		raw, err := os.ReadFile(filepath.Join(dir, "vectors", thresholdFile))
+		if err != nil {
+			t.Fatalf("threshold not measured by the ingest: %v", err)
 		}
-		hits, err := eng.Search(ctx, q, SearchOptions{K: 3, Mode: retrieve.Vector})
+		v = eng.MinVectorScore(ctx)
+		var kept Threshold
+		if err := json.Unmarshal(raw, &kept); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("threshold %.2f from probe scores %.3f", v, kept.ProbeScores)
+		if !kept.fits(embed, eng.vec.Len()) || len(kept.ProbeScores) != len(probeQuestions) ||
+			kept.Value != v || v != thresholdFromScores(kept.ProbeScores) || v <= 0 || v > 1 {
+			t.Fatalf("threshold %v, kept %s", v, raw)
+		}
+	})
+
+	t.Run("a question in the library's words keeps its vector matches", func(t *testing.T) {
+		onTopic, err := eng.Search(ctx, "Is a pdf file a tree of objects, and what does a filter encode?", SearchOptions{K: 3, Mode: retrieve.Vector})
+		if err != nil || len(onTopic) == 0 || onTopic[0].VectorScore < v {
+			t.Fatalf("on-topic question: %+v %v (threshold %.2f)", onTopic, err, v)
+		}
+	})
+
+	t.Run("off-topic questions other than the probes find none", func(t *testing.T) {
+		// Off-topic questions other than the probes the threshold was measured with, so the
+		// check is not of the probes against their own quantile: nine in ten probes fall
+		// under it, so about as many of these should, and at most a fifth may get through.
+		through := 0
+		for _, q := range offTopicQuestions {
+			if slices.Contains(probeQuestions, q) {
+				t.Fatalf("%q is a probe question", q)
+			}
+			hits, err := eng.Search(ctx, q, SearchOptions{K: 3, Mode: retrieve.Vector})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				if h.VectorScore < v {
+					t.Errorf("%q: a vector match at %.3f, below the threshold %.2f", q, h.VectorScore, v)
+				}
+			}
+			if len(hits) > 0 {
+				through++
+				t.Logf("%q got through (best %.3f)", q, hits[0].VectorScore)
+			}
+		}
+		if limit := len(offTopicQuestions) / 5; through > limit {
+			t.Errorf("%d of %d off-topic questions found vector matches, want at most %d", through, len(offTopicQuestions), limit)
+		}
+	})
+
+	t.Run("kept across a restart, overridden by the settings", func(t *testing.T) {
+		// After a restart the kept threshold serves without Ollama (nothing to embed probes with).
+		eng.Close()
+		eng, err := Open(Config{Dir: dir, OllamaHost: "127.0.0.1:1", EmbedModel: embed})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, h := range hits {
-			if h.VectorScore < v {
-				t.Errorf("%q: a vector match at %.3f, below the threshold %.2f", q, h.VectorScore, v)
-			}
+		if got, err := eng.threshold(ctx); err != nil || got.Value != v {
+			t.Errorf("after restart: %+v %v, want the kept %.2f", got, err, v)
 		}
-		if len(hits) > 0 {
-			through++
-			t.Logf("%q got through (best %.3f)", q, hits[0].VectorScore)
+		eng.Close()
+		eng, err = Open(Config{Dir: dir, OllamaHost: srv.Host, EmbedModel: embed, MinVectorScore: 0.3})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if limit := len(offTopicQuestions) / 5; through > limit {
-		t.Errorf("%d of %d off-topic questions found vector matches, want at most %d", through, len(offTopicQuestions), limit)
-	}
-
-	// After a restart the kept threshold serves without Ollama (nothing to embed probes with).
-	eng.Close()
-	eng, err = Open(Config{Dir: dir, OllamaHost: "127.0.0.1:1", EmbedModel: embed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err := eng.threshold(ctx); err != nil || got.Value != v {
-		t.Errorf("after restart: %+v %v, want the kept %.2f", got, err, v)
-	}
-	eng.Close()
-	eng, err = Open(Config{Dir: dir, OllamaHost: srv.Host, EmbedModel: embed, MinVectorScore: 0.3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := eng.MinVectorScore(ctx); got != 0.3 {
-		t.Errorf("settings' threshold: got %v, want 0.3", got)
-	}
+		if got := eng.MinVectorScore(ctx); got != 0.3 {
+			t.Errorf("settings' threshold: got %v, want 0.3", got)
+		}
+	})
 }
 
 // offTopicQuestions are everyday questions, far from the test library's pdf and Go notes,
