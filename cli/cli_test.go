@@ -87,83 +87,99 @@ func TestSpineWithOllama(t *testing.T) {
 	if len(rs) != len(files) {
 		t.Fatalf("got %d results for %d files", len(rs), len(files))
 	}
-	for i, r := range rs {
-		n, err := api.PageCountFile(files[i])
+
+	// Each step uses the library the ingest above filled.
+	t.Run("real PDFs ingest with their pages and embeddings", func(t *testing.T) {
+		for i, r := range rs {
+			n, err := api.PageCountFile(files[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status != engine.Inserted || r.Pages != n || r.Chunks == 0 || len(r.DocID) != 64 || r.Error != "" {
+				t.Errorf("ingest %s = %+v (pdfcpu counts %d pages)", files[i], r, n)
+			}
+		}
+	})
+
+	t.Run("adding one again is skipped", func(t *testing.T) {
+		again := ingestResults(t, carrel(t, append(flags, "ingest", files[0])...))
+		if again[0].Status != engine.Skipped || again[0].DocID != rs[0].DocID {
+			t.Errorf("re-ingest = %+v, want skipped", again[0])
+		}
+	})
+
+	t.Run("an exact term finds its page first", func(t *testing.T) {
+		// An exact term from one page: a long word that occurs in exactly one chunk.
+		eng, err := engine.Open(engine.Config{Dir: lib, OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Status != engine.Inserted || r.Pages != n || r.Chunks == 0 || len(r.DocID) != 64 || r.Error != "" {
-			t.Errorf("ingest %s = %+v (pdfcpu counts %d pages)", files[i], r, n)
+		termDoc, term, page := uniqueTerm(t, eng)
+		eng.Close()
+		var hits []hit
+		if err := json.Unmarshal(carrel(t, append(flags, "search", "--json", "--k", "5", "--mode", "lexical", term)...), &hits); err != nil {
+			t.Fatal(err)
 		}
-	}
-	again := ingestResults(t, carrel(t, append(flags, "ingest", files[0])...))
-	if again[0].Status != engine.Skipped || again[0].DocID != rs[0].DocID {
-		t.Errorf("re-ingest = %+v, want skipped", again[0])
-	}
+		if len(hits) == 0 || hits[0].DocID != termDoc || hits[0].Page != page || hits[0].MatchType != "full_text" || hits[0].LexicalRank != 1 {
+			t.Fatalf("search %q: want page %d of %s first, got %+v", term, page, termDoc, hits)
+		}
+		if !strings.Contains(strings.ToLower(hits[0].Text), strings.ToLower(term)) || !strings.HasSuffix(hits[0].DocPath, ".pdf") {
+			t.Fatalf("first hit lacks the term or path: %+v", hits[0])
+		}
+	})
 
-	// An exact term from one page: a long word that occurs in exactly one chunk.
-	eng, err := engine.Open(engine.Config{Dir: lib, OllamaHost: srv.Host, ChatModel: srv.ChatModel, EmbedModel: srv.EmbedModel})
-	if err != nil {
-		t.Fatal(err)
-	}
-	termDoc, term, page := uniqueTerm(t, eng)
-	eng.Close()
-	var hits []hit
-	if err := json.Unmarshal(carrel(t, append(flags, "search", "--json", "--k", "5", "--mode", "lexical", term)...), &hits); err != nil {
-		t.Fatal(err)
-	}
-	if len(hits) == 0 || hits[0].DocID != termDoc || hits[0].Page != page || hits[0].MatchType != "full_text" || hits[0].LexicalRank != 1 {
-		t.Fatalf("search %q: want page %d of %s first, got %+v", term, page, termDoc, hits)
-	}
-	if !strings.Contains(strings.ToLower(hits[0].Text), strings.ToLower(term)) || !strings.HasSuffix(hits[0].DocPath, ".pdf") {
-		t.Fatalf("first hit lacks the term or path: %+v", hits[0])
-	}
+	t.Run("hybrid search uses the vector list", func(t *testing.T) {
+		var hits []hit
+		if err := json.Unmarshal(carrel(t, append(flags, "search", "--json", "--k", "10", "pond woods Walden")...), &hits); err != nil {
+			t.Fatal(err)
+		}
+		var hybrid, vector bool
+		for _, h := range hits {
+			hybrid = hybrid || (h.MatchType == "hybrid" && h.LexicalRank > 0 && h.VectorRank > 0)
+			vector = vector || h.VectorRank > 0
+		}
+		if len(hits) == 0 || !vector {
+			t.Fatalf("hybrid search used no vector list: %+v", hits)
+		}
+		_ = hybrid // with random embeddings an overlap is luck, not a property
+	})
 
-	hits = nil
-	if err := json.Unmarshal(carrel(t, append(flags, "search", "--json", "--k", "10", "pond woods Walden")...), &hits); err != nil {
-		t.Fatal(err)
-	}
-	var hybrid, vector bool
-	for _, h := range hits {
-		hybrid = hybrid || (h.MatchType == "hybrid" && h.LexicalRank > 0 && h.VectorRank > 0)
-		vector = vector || h.VectorRank > 0
-	}
-	if len(hits) == 0 || !vector {
-		t.Fatalf("hybrid search used no vector list: %+v", hits)
-	}
-	_ = hybrid // with random embeddings an overlap is luck, not a property
+	t.Run("ask answers from the model with citations", func(t *testing.T) {
+		var ans struct {
+			Answer    string `json:"answer"`
+			Citations []struct {
+				N       int    `json:"n"`
+				DocPath string `json:"doc_path"`
+				Page    int    `json:"page"`
+				Text    string `json:"text"`
+			} `json:"citations"`
+			Usage struct {
+				PromptTokens     int     `json:"prompt_tokens"`
+				CompletionTokens int     `json:"completion_tokens"`
+				CostUSD          float64 `json:"cost_usd"`
+			} `json:"usage"`
+			Model string `json:"model"`
+		}
+		if err := json.Unmarshal(carrel(t, append(flags, "ask", "--json", "Why did Thoreau go to the woods?")...), &ans); err != nil {
+			t.Fatal(err)
+		}
+		if ans.Answer == "" || ans.Model != srv.ChatModel || ans.Usage.PromptTokens < 50 || ans.Usage.CompletionTokens == 0 {
+			t.Fatalf("ask: %+v", ans)
+		}
+		if len(ans.Citations) == 0 || ans.Citations[0].N != 1 || ans.Citations[0].Page < 1 || ans.Citations[0].Text == "" {
+			t.Fatalf("ask citations: %+v", ans.Citations)
+		}
+	})
 
-	var ans struct {
-		Answer    string `json:"answer"`
-		Citations []struct {
-			N       int    `json:"n"`
-			DocPath string `json:"doc_path"`
-			Page    int    `json:"page"`
-			Text    string `json:"text"`
-		} `json:"citations"`
-		Usage struct {
-			PromptTokens     int     `json:"prompt_tokens"`
-			CompletionTokens int     `json:"completion_tokens"`
-			CostUSD          float64 `json:"cost_usd"`
-		} `json:"usage"`
-		Model string `json:"model"`
-	}
-	if err := json.Unmarshal(carrel(t, append(flags, "ask", "--json", "Why did Thoreau go to the woods?")...), &ans); err != nil {
-		t.Fatal(err)
-	}
-	if ans.Answer == "" || ans.Model != srv.ChatModel || ans.Usage.PromptTokens < 50 || ans.Usage.CompletionTokens == 0 {
-		t.Fatalf("ask: %+v", ans)
-	}
-	if len(ans.Citations) == 0 || ans.Citations[0].N != 1 || ans.Citations[0].Page < 1 || ans.Citations[0].Text == "" {
-		t.Fatalf("ask citations: %+v", ans.Citations)
-	}
-	var st engine.Status
-	if err := json.Unmarshal(carrel(t, append(flags, "status")...), &st); err != nil {
-		t.Fatal(err)
-	}
-	if st.Mode != engine.ModeFull || st.Documents != 3 {
-		t.Fatalf("status = %+v", st)
-	}
+	t.Run("status says full mode and three documents", func(t *testing.T) {
+		var st engine.Status
+		if err := json.Unmarshal(carrel(t, append(flags, "status")...), &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode != engine.ModeFull || st.Documents != 3 {
+			t.Fatalf("status = %+v", st)
+		}
+	})
 }
 
 // uniqueTerm picks a long word that occurs in exactly one single-page chunk of the library,
