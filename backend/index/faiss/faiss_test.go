@@ -192,78 +192,88 @@ func TestHNSW(t *testing.T) {
 		t.Fatalf("EfSearch = %d, want 64", x.EfSearch())
 	}
 	rng := rand.New(rand.NewPCG(7, 1))
-	var found, total int
-	for range 50 {
+
+	// The queries come from one generator, in the same order as before the subtests.
+	t.Run("recall against exact search", func(t *testing.T) {
+		var found, total int
+		for range 50 {
+			q := testvec.Unit(rng, 1, dim)
+			got, _, err := x.Search(q, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range bruteForce(q, vecs, ids, dim, k, nil) {
+				total++
+				if slices.Contains(got, w.id) {
+					found++
+				}
+			}
+		}
+		if recall := float64(found) / float64(total); recall < 0.9 {
+			t.Fatalf("recall@%d = %.3f, want >= 0.9", k, recall)
+		} else {
+			t.Logf("recall@%d = %.3f", k, recall)
+		}
+	})
+
+	t.Run("a narrow filter is exact", func(t *testing.T) {
+		// Narrow filter: answered by an exact scan, so it must equal brute force.
+		narrow := map[int64]bool{}
+		var narrowList []int64
+		for _, i := range rng.Perm(n)[:40] {
+			narrow[ids[i]] = true
+			narrowList = append(narrowList, ids[i])
+		}
 		q := testvec.Unit(rng, 1, dim)
-		got, _, err := x.Search(q, k)
+		gotIDs, gotScores, err := x.SearchFiltered(q, k, narrowList)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, w := range bruteForce(q, vecs, ids, dim, k, nil) {
-			total++
-			if slices.Contains(got, w.id) {
-				found++
+		checkExact(t, gotIDs, gotScores, bruteForce(q, vecs, ids, dim, k, func(id int64) bool { return narrow[id] }))
+	})
+
+	t.Run("a wide filter is respected, with recall", func(t *testing.T) {
+		// Wide filter: graph walk with a selector; results must respect it.
+		wide := map[int64]bool{}
+		var wideList []int64
+		for _, i := range rng.Perm(n)[:4500] {
+			wide[ids[i]] = true
+			wideList = append(wideList, ids[i])
+		}
+		var found, total int
+		for range 20 {
+			q := testvec.Unit(rng, 1, dim)
+			got, _, err := x.SearchFiltered(q, k, wideList)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range got {
+				if !wide[id] {
+					t.Fatalf("filtered result %d not in allow list", id)
+				}
+			}
+			for _, w := range bruteForce(q, vecs, ids, dim, k, func(id int64) bool { return wide[id] }) {
+				total++
+				if slices.Contains(got, w.id) {
+					found++
+				}
 			}
 		}
-	}
-	if recall := float64(found) / float64(total); recall < 0.9 {
-		t.Fatalf("recall@%d = %.3f, want >= 0.9", k, recall)
-	} else {
-		t.Logf("recall@%d = %.3f", k, recall)
-	}
-
-	// Narrow filter: answered by an exact scan, so it must equal brute force.
-	narrow := map[int64]bool{}
-	var narrowList []int64
-	for _, i := range rng.Perm(n)[:40] {
-		narrow[ids[i]] = true
-		narrowList = append(narrowList, ids[i])
-	}
-	q := testvec.Unit(rng, 1, dim)
-	gotIDs, gotScores, err := x.SearchFiltered(q, k, narrowList)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkExact(t, gotIDs, gotScores, bruteForce(q, vecs, ids, dim, k, func(id int64) bool { return narrow[id] }))
-
-	// Wide filter: graph walk with a selector; results must respect it.
-	wide := map[int64]bool{}
-	var wideList []int64
-	for _, i := range rng.Perm(n)[:4500] {
-		wide[ids[i]] = true
-		wideList = append(wideList, ids[i])
-	}
-	found, total = 0, 0
-	for range 20 {
-		q := testvec.Unit(rng, 1, dim)
-		got, _, err := x.SearchFiltered(q, k, wideList)
-		if err != nil {
-			t.Fatal(err)
+		if recall := float64(found) / float64(total); recall < 0.85 {
+			t.Fatalf("wide filtered recall = %.3f, want >= 0.85", recall)
 		}
-		for _, id := range got {
-			if !wide[id] {
-				t.Fatalf("filtered result %d not in allow list", id)
-			}
-		}
-		for _, w := range bruteForce(q, vecs, ids, dim, k, func(id int64) bool { return wide[id] }) {
-			total++
-			if slices.Contains(got, w.id) {
-				found++
-			}
-		}
-	}
-	if recall := float64(found) / float64(total); recall < 0.85 {
-		t.Fatalf("wide filtered recall = %.3f, want >= 0.85", recall)
-	}
+	})
 
-	// FAISS 1.7.3 cannot remove from HNSW: an error, not a crash.
-	var ferr *Error
-	if _, err := x.Remove(ids[:1]); !errors.As(err, &ferr) {
-		t.Fatalf("Remove on HNSW: got %v, want *Error", err)
-	}
-	if x.Len() != n {
-		t.Fatalf("Len after failed remove = %d, want %d", x.Len(), n)
-	}
+	t.Run("remove is refused with an error, nothing lost", func(t *testing.T) {
+		// FAISS 1.7.3 cannot remove from HNSW: an error, not a crash.
+		var ferr *Error
+		if _, err := x.Remove(ids[:1]); !errors.As(err, &ferr) {
+			t.Fatalf("Remove on HNSW: got %v, want *Error", err)
+		}
+		if x.Len() != n {
+			t.Fatalf("Len after failed remove = %d, want %d", x.Len(), n)
+		}
+	})
 }
 
 // verifies removal, including absent ids, and that removed ids vanish.
