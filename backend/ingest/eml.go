@@ -136,12 +136,23 @@ func (m *mailReader) part(h textproto.MIMEHeader, r io.Reader, depth int) {
 	if m.parts++; m.parts > MaxMIMEParts || depth > 20 || m.ctx.Err() != nil {
 		return
 	}
+	ctype, params, disp, name := partHeader(h)
+	if strings.HasPrefix(ctype, "multipart/") {
+		m.multipart(ctype, params["boundary"], r, depth)
+		return
+	}
+	m.leaf(h, r, ctype, params, disp, name)
+}
+
+// partHeader reads a part's media type (text/plain when missing or unreadable), its
+// disposition, and the file name either header gives, MIME-word decoded.
+func partHeader(h textproto.MIMEHeader) (ctype string, params map[string]string, disp, name string) {
 	ctype, params, err := mime.ParseMediaType(h.Get("Content-Type"))
 	if err != nil || ctype == "" {
 		ctype, params = "text/plain", map[string]string{}
 	}
 	disp, dparams, _ := mime.ParseMediaType(h.Get("Content-Disposition"))
-	name := dparams["filename"]
+	name = dparams["filename"]
 	if name == "" {
 		name = params["name"]
 	}
@@ -150,46 +161,49 @@ func (m *mailReader) part(h textproto.MIMEHeader, r io.Reader, depth int) {
 			name = d
 		}
 	}
+	return ctype, params, disp, name
+}
 
-	if strings.HasPrefix(ctype, "multipart/") {
-		boundary := params["boundary"]
-		if boundary == "" {
-			return
-		}
-		mr := multipart.NewReader(r, boundary)
-		var alts []mailBody
-		for {
-			p, err := mr.NextRawPart()
-			if err != nil {
-				break
-			}
-			if ctype == "multipart/alternative" {
-				// Read the alternatives apart and keep the plainest.
-				sub := &mailReader{ctx: m.ctx, parts: m.parts, size: m.size}
-				sub.part(p.Header, p, depth+1)
-				m.parts, m.size = sub.parts, sub.size
-				alts = append(alts, sub.bodies...)
-				m.attachments = append(m.attachments, sub.attachments...)
-				continue
-			}
-			m.part(p.Header, p, depth+1)
-			if m.rootHTML && len(m.bodies) > 0 {
-				return
-			}
-		}
-		if len(alts) > 0 {
-			best := alts[0]
-			for _, a := range alts {
-				if !a.html {
-					best = a
-					break
-				}
-			}
-			m.bodies = append(m.bodies, best)
-		}
+// multipart reads the parts of a multipart body of type ctype, one level down.
+func (m *mailReader) multipart(ctype, boundary string, r io.Reader, depth int) {
+	if boundary == "" {
 		return
 	}
+	mr := multipart.NewReader(r, boundary)
+	var alts []mailBody
+	for {
+		p, err := mr.NextRawPart()
+		if err != nil {
+			break
+		}
+		if ctype == "multipart/alternative" {
+			// Read the alternatives apart and keep the plainest.
+			sub := &mailReader{ctx: m.ctx, parts: m.parts, size: m.size}
+			sub.part(p.Header, p, depth+1)
+			m.parts, m.size = sub.parts, sub.size
+			alts = append(alts, sub.bodies...)
+			m.attachments = append(m.attachments, sub.attachments...)
+			continue
+		}
+		m.part(p.Header, p, depth+1)
+		if m.rootHTML && len(m.bodies) > 0 {
+			return
+		}
+	}
+	if len(alts) > 0 {
+		best := alts[0]
+		for _, a := range alts {
+			if !a.html {
+				best = a
+				break
+			}
+		}
+		m.bodies = append(m.bodies, best)
+	}
+}
 
+// leaf reads a part that is not multipart: an attachment, a text body, or nothing kept.
+func (m *mailReader) leaf(h textproto.MIMEHeader, r io.Reader, ctype string, params map[string]string, disp, name string) {
 	body, err := io.ReadAll(io.LimitReader(transferDecoder(h.Get("Content-Transfer-Encoding"), r), int64(MaxTextFileSize-m.size)+1))
 	m.size += len(body)
 	if m.size > MaxTextFileSize {
@@ -202,17 +216,7 @@ func (m *mailReader) part(h textproto.MIMEHeader, r io.Reader, depth int) {
 	}
 	isText := ctype == "text/plain" || ctype == "text/html"
 	if (strings.EqualFold(disp, "attachment") || !isText) && !m.rootHTML {
-		if ctype == "message/rfc822" && name == "" {
-			name = "attached message.eml"
-		}
-		if name == "" || len(body) == 0 {
-			return // inline images and the like
-		}
-		if len(m.attachments) >= MaxAttachments {
-			m.skipped = append(m.skipped, fmt.Sprintf("Only the first %d attachments were kept.", MaxAttachments))
-			return
-		}
-		m.attachments = append(m.attachments, Attachment{Name: safeName(name), Data: body})
+		m.attach(ctype, name, body)
 		return
 	}
 	if !isText {
@@ -230,6 +234,21 @@ func (m *mailReader) part(h textproto.MIMEHeader, r io.Reader, depth int) {
 		body = []byte(decodeText(body))
 	}
 	m.bodies = append(m.bodies, mailBody{data: body, html: ctype == "text/html", utf8: utf})
+}
+
+// attach keeps a part as an attachment when it has a name and bytes, up to MaxAttachments.
+func (m *mailReader) attach(ctype, name string, body []byte) {
+	if ctype == "message/rfc822" && name == "" {
+		name = "attached message.eml"
+	}
+	if name == "" || len(body) == 0 {
+		return // inline images and the like
+	}
+	if len(m.attachments) >= MaxAttachments {
+		m.skipped = append(m.skipped, fmt.Sprintf("Only the first %d attachments were kept.", MaxAttachments))
+		return
+	}
+	m.attachments = append(m.attachments, Attachment{Name: safeName(name), Data: body})
 }
 
 // transferDecoder undoes a Content-Transfer-Encoding.

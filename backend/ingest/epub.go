@@ -44,49 +44,90 @@ func readEPUB(ctx context.Context, doc *Document, data []byte) error {
 	if err != nil {
 		return err
 	}
-	opfPath, err := epubRootfile(a)
+	opfPath, pkg, err := epubPackage(a, doc.Path)
 	if err != nil {
 		return err
+	}
+	base := path.Dir(opfPath)
+	items := map[string]epubItem{}
+	for _, it := range pkg.Manifest.Items {
+		items[it.ID] = epubItem{resolveHref(base, it.Href), it.MediaType, it.Properties}
+	}
+	labels := epubLabels(a, items, pkg.Spine.Toc)
+
+	w := newBuilder(MaxText)
+	read, err := epubChapters(ctx, doc, a, pkg, items, labels, w)
+	if err != nil {
+		return err
+	}
+	if read == 0 {
+		return newError(ErrCorrupt, doc.Path, "none of the chapters its spine lists can be found", nil)
+	}
+	if err := w.finish(doc, "the book has no text"); err != nil {
+		return err
+	}
+	var title, author string
+	if len(pkg.Metadata.Title) > 0 {
+		title = pkg.Metadata.Title[0]
+	}
+	if len(pkg.Metadata.Creator) > 0 {
+		author = strings.Join(pkg.Metadata.Creator, ", ")
+	}
+	doc.Author = cleanLine(author)
+	doc.Title = chooseTitle(title, doc.Pages, doc.Path)
+	return nil
+}
+
+// epubItem is a manifest entry: a file of the book, its path resolved in the archive.
+type epubItem struct{ href, mediaType, props string }
+
+// epubPackage finds and parses the book's package document, which must list a spine.
+func epubPackage(a *archive, docPath string) (string, opfPackage, error) {
+	var pkg opfPackage
+	opfPath, err := epubRootfile(a)
+	if err != nil {
+		return "", pkg, err
 	}
 	raw, err := a.read(opfPath)
 	if err != nil {
-		return err
+		return "", pkg, err
 	}
 	if raw == nil {
-		return newError(ErrCorrupt, doc.Path, "its package document "+opfPath+" is missing", nil)
+		return "", pkg, newError(ErrCorrupt, docPath, "its package document "+opfPath+" is missing", nil)
 	}
-	var pkg opfPackage
 	dec := xml.NewDecoder(bytes.NewReader(raw))
 	dec.Strict = false
 	if err := dec.Decode(&pkg); err != nil {
-		return newError(ErrCorrupt, doc.Path, "its package document cannot be parsed", err)
+		return "", pkg, newError(ErrCorrupt, docPath, "its package document cannot be parsed", err)
 	}
 	if pkg.Spine == nil || len(pkg.Spine.Items) == 0 {
-		return newError(ErrCorrupt, doc.Path, "it has no spine, the list of its chapters in reading order", nil)
+		return "", pkg, newError(ErrCorrupt, docPath, "it has no spine, the list of its chapters in reading order", nil)
 	}
-	base := path.Dir(opfPath)
-	type item struct{ href, mediaType, props string }
-	items := map[string]item{}
-	for _, it := range pkg.Manifest.Items {
-		items[it.ID] = item{resolveHref(base, it.Href), it.MediaType, it.Properties}
-	}
+	return opfPath, pkg, nil
+}
 
-	// Table-of-contents labels by chapter file.
+// epubLabels gives the table-of-contents labels by chapter file: from the EPUB 3
+// navigation documents, else from the EPUB 2 NCX file the spine names (tocID).
+func epubLabels(a *archive, items map[string]epubItem, tocID string) map[string]string {
 	labels := map[string]string{}
 	for _, it := range items {
 		if strings.Contains(" "+it.props+" ", " nav ") {
 			navLabels(a, it.href, labels)
 		}
 	}
-	if toc, ok := items[pkg.Spine.Toc]; ok && len(labels) == 0 {
+	if toc, ok := items[tocID]; ok && len(labels) == 0 {
 		ncxLabels(a, toc.href, labels)
 	}
+	return labels
+}
 
-	w := newBuilder(MaxText)
+// epubChapters writes the spine's chapters to w in reading order, each as a new page,
+// and returns how many it read.
+func epubChapters(ctx context.Context, doc *Document, a *archive, pkg opfPackage, items map[string]epubItem, labels map[string]string, w *builder) (int, error) {
 	read := 0
 	for i, ref := range pkg.Spine.Items {
 		if err := ctx.Err(); err != nil {
-			return err
+			return read, err
 		}
 		it, ok := items[ref.IDRef]
 		if !ok || (it.mediaType != "" && !strings.Contains(it.mediaType, "html") && !strings.Contains(it.mediaType, "xml")) {
@@ -94,7 +135,7 @@ func readEPUB(ctx context.Context, doc *Document, data []byte) error {
 		}
 		page, err := a.read(it.href)
 		if err != nil {
-			return err
+			return read, err
 		}
 		if page == nil {
 			doc.Warnings = append(doc.Warnings, fmt.Sprintf("Chapter %d (%s) is missing from the book.", i+1, it.href))
@@ -114,22 +155,7 @@ func readEPUB(ctx context.Context, doc *Document, data []byte) error {
 			break
 		}
 	}
-	if read == 0 {
-		return newError(ErrCorrupt, doc.Path, "none of the chapters its spine lists can be found", nil)
-	}
-	if err := w.finish(doc, "the book has no text"); err != nil {
-		return err
-	}
-	var title, author string
-	if len(pkg.Metadata.Title) > 0 {
-		title = pkg.Metadata.Title[0]
-	}
-	if len(pkg.Metadata.Creator) > 0 {
-		author = strings.Join(pkg.Metadata.Creator, ", ")
-	}
-	doc.Author = cleanLine(author)
-	doc.Title = chooseTitle(title, doc.Pages, doc.Path)
-	return nil
+	return read, nil
 }
 
 // epubRootfile finds the package document through META-INF/container.xml,

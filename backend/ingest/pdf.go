@@ -274,30 +274,9 @@ func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) erro
 		res, xerr = extractPDF(ctx, eng, data, opts.Password, only, opts.Progress)
 	}
 
-	switch {
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case errors.Is(perr, pdfcpu.ErrWrongPassword) || errors.Is(xerr, errPDFiumPassword):
-		return newError(ErrEncrypted, path, "", errors.Join(perr, xerr))
-	case perr != nil && !hasEOF(data):
-		return newError(ErrCorrupt, path, "the file is truncated, perhaps an incomplete download", perr)
-	case errors.Is(xerr, errPDFiumOpen) && native == nil:
-		detail := corruptDetail(perr)
-		if perr == nil {
-			detail = "PDFium cannot parse it"
-		}
-		return newError(ErrCorrupt, path, detail, errors.Join(perr, xerr))
-	case errors.Is(xerr, errEngine):
-		return xerr
-	case xerr != nil && native == nil:
-		// Not a clean refusal: PDFium trapped or panicked on this file.
-		return newError(ErrCorrupt, path, "reading it crashed the PDF engine", errors.Join(perr, xerr))
-	case xerr != nil:
-		// Our own reading stands for the pages PDFium was to read again.
-		st.warnings = append(st.warnings, "Some pages could not be read by PDFium ("+shortError(xerr)+"); their text may be incomplete.")
-		res = nil
-	case native == nil && perr == nil && st.pages > 0 && len(res.pages) == 0:
-		return newError(ErrCorrupt, path, "its page tree is broken", nil)
+	res, err := readFailure(ctx, path, data, &st, native, res, perr, xerr)
+	if err != nil {
+		return err
 	}
 
 	texts, mayHaveImage := pageTexts(ctx, data, opts.Password, native, res, perr, &st)
@@ -310,6 +289,45 @@ func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) erro
 		ocr = &ocrResult{warnings: []string{"Scanned pages could not be looked for (" + shortError(err) + ")."}}
 	}
 
+	fillPDF(doc, &st, texts, ocr)
+	return noTextError(doc, ocr)
+}
+
+// readFailure decides from both readings' errors (pdfcpu's perr, PDFium's xerr) whether
+// the file cannot be read, and why. When PDFium failed on pages our own reading has, the
+// file is read without them: a warning goes to st and the PDFium reading returned is nil.
+func readFailure(ctx context.Context, path string, data []byte, st *structure, native *nativeResult, res *extraction, perr, xerr error) (*extraction, error) {
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.Is(perr, pdfcpu.ErrWrongPassword) || errors.Is(xerr, errPDFiumPassword):
+		return nil, newError(ErrEncrypted, path, "", errors.Join(perr, xerr))
+	case perr != nil && !hasEOF(data):
+		return nil, newError(ErrCorrupt, path, "the file is truncated, perhaps an incomplete download", perr)
+	case errors.Is(xerr, errPDFiumOpen) && native == nil:
+		detail := corruptDetail(perr)
+		if perr == nil {
+			detail = "PDFium cannot parse it"
+		}
+		return nil, newError(ErrCorrupt, path, detail, errors.Join(perr, xerr))
+	case errors.Is(xerr, errEngine):
+		return nil, xerr
+	case xerr != nil && native == nil:
+		// Not a clean refusal: PDFium trapped or panicked on this file.
+		return nil, newError(ErrCorrupt, path, "reading it crashed the PDF engine", errors.Join(perr, xerr))
+	case xerr != nil:
+		// Our own reading stands for the pages PDFium was to read again.
+		st.warnings = append(st.warnings, "Some pages could not be read by PDFium ("+shortError(xerr)+"); their text may be incomplete.")
+		return nil, nil
+	case native == nil && perr == nil && st.pages > 0 && len(res.pages) == 0:
+		return nil, newError(ErrCorrupt, path, "its page tree is broken", nil)
+	}
+	return res, nil
+}
+
+// fillPDF sets doc's pages (texts, OCR candidates and their layouts), warnings, outline,
+// author and title from the readings.
+func fillPDF(doc *Document, st *structure, texts []string, ocr *ocrResult) {
 	doc.Pages = make([]Page, st.pages)
 	for i := range doc.Pages {
 		doc.Pages[i].Number = i + 1
@@ -325,9 +343,7 @@ func readPDF(ctx context.Context, doc *Document, data []byte, opts Options) erro
 	doc.Warnings = append(st.warnings, ocr.warnings...)
 	doc.Outline = fixOutline(st.outline, st.pages)
 	doc.Author = cleanLine(st.author)
-	doc.Title = chooseTitle(st.title, doc.Pages, path)
-
-	return noTextError(doc, ocr)
+	doc.Title = chooseTitle(st.title, doc.Pages, doc.Path)
 }
 
 // pageTexts is the text of each page: our own reading with PDFium's for the pages it
