@@ -41,25 +41,15 @@ func (r *Retriever) focus(ctx context.Context, hits []Hit) error {
 // (a passage the word index found whole, as in no-model mode): the page of the passage
 // holding the most of the question's term weight (IDF); on a tie, the earliest. It reads
 // the pages only of such hits.
-func (r *Retriever) focusByWords(ctx context.Context, w TermWeigher, query string, hits []Hit) error {
+func (r *Retriever) focusByWords(ctx context.Context, w TermWeigher, terms []TermWeight, hits []Hit) error {
 	pt, ok := r.Store.(PageTexter)
-	if !ok {
+	if !ok || len(terms) == 0 {
 		return nil
 	}
-	var terms []TermWeight
 	for i, h := range hits {
 		c := h.Chunk
 		if h.Focus != 0 || !focusable(c) {
 			continue
-		}
-		if terms == nil {
-			var err error
-			if terms, err = w.QueryTerms(ctx, query); err != nil {
-				return err
-			}
-			if len(terms) == 0 {
-				return nil
-			}
 		}
 		best, bestAt := 0.0, c.PageStart
 		for p := c.PageStart; p <= c.PageEnd; p++ {

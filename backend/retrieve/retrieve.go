@@ -175,10 +175,14 @@ func (r *Retriever) Search(ctx context.Context, query string, opt Options) ([]Hi
 		return nil, err
 	}
 	if w, ok := r.Lexical.(TermWeigher); ok && mode != Vector && len(out) > 0 {
-		if out, err = r.dropOffTopic(ctx, w, query, out); err != nil {
-			return nil, err
+		// The gate and the focus both weigh the question's terms; reading them once
+		// also reads the library's document names (TermWeight.Known) once.
+		terms, err := w.QueryTerms(ctx, query)
+		if err != nil {
+			return nil, fmt.Errorf("relevance: %w", err)
 		}
-		if err := r.focusByWords(ctx, w, query, out); err != nil {
+		out = r.dropOffTopic(w, terms, query, out)
+		if err := r.focusByWords(ctx, w, terms, out); err != nil {
 			return nil, err
 		}
 	}
@@ -283,13 +287,9 @@ func (r *Retriever) best(ctx context.Context, hits []Hit, children map[int64]int
 
 // dropOffTopic keeps, of a question that names something the library never mentions
 // (offTopic), only the passages the meaning side vouches for strongly (StrongVector).
-func (r *Retriever) dropOffTopic(ctx context.Context, w TermWeigher, query string, out []Hit) ([]Hit, error) {
-	off, err := offTopic(ctx, w, query, out)
-	if err != nil {
-		return nil, fmt.Errorf("relevance: %w", err)
-	}
-	if !off {
-		return out, nil
+func (r *Retriever) dropOffTopic(w TermWeigher, terms []TermWeight, query string, out []Hit) []Hit {
+	if !offTopic(w, terms, query, out) {
+		return out
 	}
 	kept := out[:0]
 	strong := StrongVector(r.MinVectorScore)
@@ -298,7 +298,7 @@ func (r *Retriever) dropOffTopic(ctx context.Context, w TermWeigher, query strin
 			kept = append(kept, h)
 		}
 	}
-	return kept, nil
+	return kept
 }
 
 // MinCoverage is the share of a question's term weight (IDF) that at least one passage
@@ -314,11 +314,7 @@ const MinCoverage = 0.5
 // weight, the matches are on the question's generic words and the library does not
 // cover it. A question whose words all occur somewhere (paraphrases included) is never
 // gated, so answerable questions phrased in other words keep their hits.
-func offTopic(ctx context.Context, w TermWeigher, query string, hits []Hit) (bool, error) {
-	terms, err := w.QueryTerms(ctx, query)
-	if err != nil {
-		return false, err
-	}
+func offTopic(w TermWeigher, terms []TermWeight, query string, hits []Hit) bool {
 	var total float64
 	absent := false
 	specific := specificWords(query)
@@ -329,7 +325,7 @@ func offTopic(ctx context.Context, w TermWeigher, query string, hits []Hit) (boo
 		}
 	}
 	if !absent || total == 0 {
-		return false, nil
+		return false
 	}
 	for _, h := range hits {
 		if h.LexicalRank == 0 {
@@ -346,11 +342,11 @@ func offTopic(ctx context.Context, w TermWeigher, query string, hits []Hit) (boo
 				}
 			}
 			if got/total >= MinCoverage {
-				return false, nil
+				return false
 			}
 		}
 	}
-	return true, nil
+	return true
 }
 
 // LargeLibrary is the number of passages past which a plain word missing from the library
