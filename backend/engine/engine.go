@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/cache"
@@ -277,6 +276,10 @@ func (e *Engine) retriever(ctx context.Context, st Status) *retrieve.Retriever {
 type lexicalAdapter struct{ e *Engine }
 
 func (a lexicalAdapter) SearchLexical(ctx context.Context, q string, k int, docIDs []string) ([]retrieve.Ranked, error) {
+	q, err := a.e.withoutSharedNames(ctx, q, docIDs)
+	if err != nil {
+		return nil, err
+	}
 	hits, err := a.e.lex.Search(q, k, docIDs)
 	if err != nil {
 		return nil, err
@@ -309,43 +312,6 @@ func (a lexicalAdapter) QueryTerms(ctx context.Context, q string) ([]retrieve.Te
 		}
 	}
 	return out, err
-}
-
-// nameTerms returns the analysed words of the documents' titles and file names: a student
-// names a document by them ("the FOSDEM talk", "the intro Go book"), and a passage need
-// not repeat them.
-func (e *Engine) nameTerms(ctx context.Context) (map[string]bool, error) {
-	docs, err := e.lib.Documents(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("document names: %w", err)
-	}
-	var b strings.Builder
-	for _, d := range docs {
-		b.WriteString(d.Title)
-		b.WriteByte('\n')
-		b.WriteString(nameWords(filepath.Base(d.Path)))
-		b.WriteByte('\n')
-	}
-	return e.lex.TextTerms(b.String()), nil
-}
-
-// nameWords splits a file name into words: at punctuation ("_", "-", "."), between
-// letters and digits, and before a capital that follows a small letter
-// (FOSDEM14_HPC_GoCUDA.pdf → FOSDEM 14 HPC Go CUDA pdf).
-func nameWords(name string) string {
-	var b strings.Builder
-	var prev rune
-	for _, r := range name {
-		switch {
-		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
-			r = ' '
-		case prev != 0 && prev != ' ' && (unicode.IsDigit(r) != unicode.IsDigit(prev) || (unicode.IsUpper(r) && unicode.IsLower(prev))):
-			b.WriteByte(' ')
-		}
-		b.WriteRune(r)
-		prev = r
-	}
-	return b.String()
 }
 
 func (a lexicalAdapter) TextTerms(text string) map[string]bool { return a.e.lex.TextTerms(text) }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/carrel-app/carrel/backend/retrieve"
+	"github.com/carrel-app/carrel/internal/testcorpus"
 )
 
 func TestNameWords(t *testing.T) {
@@ -47,5 +49,57 @@ func TestDocumentNamesAreMentioned(t *testing.T) {
 		if got := len(hits) > 0; got != want {
 			t.Errorf("%q: hits %v, want %v", q, got, want)
 		}
+	}
+}
+
+// verifies a word that names every document in scope (Walden's author) is not searched
+// for in the passages: the cover and contents, which alone hold it, no longer come first
+// for questions about the book, while the same word still counts where it tells one
+// document from another.
+func TestSharedNamesSelectNoPassage(t *testing.T) {
+	ctx := context.Background()
+	eng, err := Open(Config{Dir: t.TempDir(), OllamaHost: "http://127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	walden, err := eng.Intake().IngestFile(ctx, testcorpus.File(t, "WaldenFull.pdf"), nil)
+	if err != nil || walden.Status != Inserted {
+		t.Fatalf("ingest: %+v %v", walden, err)
+	}
+	d, err := eng.lib.Document(ctx, walden.DocID)
+	if err != nil || !strings.Contains(d.Author, "Thoreau") {
+		t.Fatalf("Walden's author %q (%v): the test needs Thoreau there", d.Author, err)
+	}
+	for _, q := range []string{"Why did Thoreau go to the woods?", "How much did Thoreau's house cost?", "What does Thoreau say about railroads?"} {
+		hits, err := eng.Search(ctx, q, SearchOptions{K: 6, Mode: retrieve.Lexical, DocIDs: []string{walden.DocID}})
+		if err != nil || len(hits) == 0 {
+			t.Fatalf("%q: %d hits, %v", q, len(hits), err)
+		}
+		for i, h := range hits {
+			if strings.Contains(h.Text, "Global Grey") {
+				t.Errorf("%q: hit %d is the cover and contents (p%d)", q, i+1, h.Page)
+			}
+		}
+	}
+	// The library of one document: an unscoped search is scoped to it.
+	if got, err := eng.withoutSharedNames(ctx, "Why did Thoreau go to the woods?", nil); err != nil || got != "Why did go to the woods?" {
+		t.Errorf("one document: %q, %v", got, err)
+	}
+	other := filepath.Join(t.TempDir(), "concord.md")
+	if err := os.WriteFile(other, []byte("# Concord\n\nEmerson and Thoreau walked to the river.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := eng.Intake().IngestFile(ctx, other, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, scope := range [][]string{nil, {walden.DocID, res.DocID}} {
+		if got, err := eng.withoutSharedNames(ctx, "Why did Thoreau go to the woods?", scope); err != nil || got != "Why did Thoreau go to the woods?" {
+			t.Errorf("scope %v: %q, %v; want the question whole", scope, got, err)
+		}
+	}
+	if got, err := eng.withoutSharedNames(ctx, "Walden", []string{walden.DocID}); err != nil || got != "Walden" {
+		t.Errorf("a question of the name alone: %q, %v", got, err)
 	}
 }
