@@ -11,6 +11,7 @@ import (
 
 	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/chat"
+	"github.com/carrel-app/carrel/backend/document"
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/retrieve"
@@ -85,7 +86,7 @@ type Document struct {
 	ID       string            `json:"id"`
 	Path     string            `json:"path"`
 	Title    string            `json:"title"`
-	Kind     string            `json:"kind"`
+	Kind     document.Kind     `json:"kind"`
 	Pages    int               `json:"pages"`
 	Chunks   int               `json:"chunks"`
 	Bytes    int64             `json:"bytes"`

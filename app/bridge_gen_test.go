@@ -206,13 +206,17 @@ func (g *tsGen) ts(t reflect.Type) string {
 	return ""
 }
 
+// vague are Go type names that say little without their package (document.Kind): in
+// TypeScript the package's name goes first (DocumentKind).
+var vague = map[string]bool{"Kind": true, "Type": true}
+
 // named gives a declared type its TypeScript name, queueing its declaration.
 func (g *tsGen) named(t reflect.Type) string {
 	if n, ok := g.names[t]; ok {
 		return n
 	}
 	n := t.Name()
-	if other, ok := g.taken[n]; ok && other != t {
+	if other, ok := g.taken[n]; (ok && other != t) || vague[n] {
 		n = strings.ToUpper(filepath.Base(t.PkgPath())[:1]) + filepath.Base(t.PkgPath())[1:] + n
 	}
 	g.names[t], g.taken[n] = n, t

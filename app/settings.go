@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/carrel-app/carrel/backend/document"
 	"github.com/carrel-app/carrel/backend/workspace"
 )
 
@@ -25,7 +26,7 @@ func (a *App) ChunkSettings() ChunkSettings {
 // (only what differs from the defaults; all defaults remove the file) and returns them
 // as now in force. They apply to documents added afterwards. A bad value is an error
 // naming it as "type.field: what is wrong", one per line.
-func (a *App) SetChunkSettings(profiles map[string]map[string]float64) (ChunkSettings, error) {
+func (a *App) SetChunkSettings(profiles map[document.Type]map[string]float64) (ChunkSettings, error) {
 	defer a.ws.Enter()()
 	return a.ws.SetChunkSettings(profiles)
 }

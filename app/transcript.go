@@ -3,6 +3,7 @@ package app
 import (
 	"net/url"
 
+	"github.com/carrel-app/carrel/backend/document"
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/library"
@@ -19,12 +20,12 @@ type Transcript struct {
 	// Advice tells how to get a better transcript, when there is a better recogniser
 	// than the one used; "" otherwise.
 	Advice string `json:"advice"`
-	// MediaKind is "audio" or "video"; MediaURL is what a player plays: the library's
+	// MediaKind is document.KindAudio or document.KindVideo; MediaURL is what a player plays: the library's
 	// files/ route for a local recording, or a page on the web (External true).
-	MediaKind string  `json:"media_kind"`
-	MediaURL  string  `json:"media_url"`
-	External  bool    `json:"external"`
-	Duration  float64 `json:"duration"`
+	MediaKind document.Kind `json:"media_kind"`
+	MediaURL  string        `json:"media_url"`
+	External  bool          `json:"external"`
+	Duration  float64       `json:"duration"`
 	// Segments are the timed lines in time order, each with its text and its place
 	// (page, byte offsets) in the document.
 	Segments []library.Segment `json:"segments"`

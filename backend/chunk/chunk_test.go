@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/carrel-app/carrel/backend/document"
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/internal/testcorpus"
 )
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) {
 }
 
 func docOf(pages ...string) *ingest.Document {
-	d := &ingest.Document{Path: "test.txt", Kind: ingest.KindText}
+	d := &ingest.Document{Path: "test.txt", Kind: document.KindText}
 	for i, p := range pages {
 		d.Pages = append(d.Pages, ingest.Page{Number: i + 1, Text: p})
 	}

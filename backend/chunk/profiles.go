@@ -7,13 +7,12 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/carrel-app/carrel/backend/ingest"
+	"github.com/carrel-app/carrel/backend/document"
 )
 
-// Profiles maps a document type ([ingest.DocTypes]: "paper", "textbook",
-// "documentation", "code", "mail", "general") to the options its documents
-// are split with.
-type Profiles map[string]Options
+// Profiles maps a document type ([document.Types]) to the options its documents are
+// split with; chunking.json's keys are the types as spelled there.
+type Profiles map[document.Type]Options
 
 // DefaultProfiles are the chunk sizes per document type; docs/chunking.md
 // says why each is what it is. Sizes are characters:
@@ -21,35 +20,35 @@ type Profiles map[string]Options
 func DefaultProfiles() Profiles {
 	return Profiles{
 		// Essays, literature, notes, web articles: ~225 tokens; children ~100.
-		ingest.TypeGeneral: DefaultOptions(),
+		document.TypeGeneral: DefaultOptions(),
 		// A paragraph of a paper with its claim and evidence: ~300 tokens;
 		// children of two or three sentences.
-		ingest.TypePaper: {Target: 1200, Min: 300, Max: 1600, Overlap: 0.15,
+		document.TypePaper: {Target: 1200, Min: 300, Max: 1600, Overlap: 0.15,
 			ChildTarget: 450, ChildMin: 120, ChildMax: 650, ChildOverlap: 0.15},
 		// An explanation or a worked example: ~375 tokens.
-		ingest.TypeTextbook: {Target: 1500, Min: 400, Max: 2000, Overlap: 0.15,
+		document.TypeTextbook: {Target: 1500, Min: 400, Max: 2000, Overlap: 0.15,
 			ChildTarget: 500, ChildMin: 120, ChildMax: 750, ChildOverlap: 0.15},
 		// One option, function or clause with its example: ~250 tokens,
 		// cut at headings, little overlap.
-		ingest.TypeDocs: {Target: 1000, Min: 250, Max: 1400, Overlap: 0.10,
+		document.TypeDocs: {Target: 1000, Min: 250, Max: 1400, Overlap: 0.10,
 			ChildTarget: 400, ChildMin: 100, ChildMax: 600, ChildOverlap: 0.10},
 		// One function or type: ~500 tokens of code, cut at declarations;
 		// children of ~200 tokens (a block or a short function).
-		ingest.TypeCode: {Target: 1600, Min: 300, Max: 2400, Overlap: 0.10,
+		document.TypeCode: {Target: 1600, Min: 300, Max: 2400, Overlap: 0.10,
 			ChildTarget: 600, ChildMin: 150, ChildMax: 900, ChildOverlap: 0.10},
 		// One message's point: ~175 tokens; children of a few sentences.
-		ingest.TypeMail: {Target: 700, Min: 150, Max: 1000, Overlap: 0.10,
+		document.TypeMail: {Target: 700, Min: 150, Max: 1000, Overlap: 0.10,
 			ChildTarget: 300, ChildMin: 80, ChildMax: 450, ChildOverlap: 0.10},
 	}
 }
 
 // For returns the options for documents of docType: its profile, else the
 // "general" one, else [DefaultOptions].
-func (p Profiles) For(docType string) Options {
+func (p Profiles) For(docType document.Type) Options {
 	if o, ok := p[docType]; ok {
 		return o.sane()
 	}
-	if o, ok := p[ingest.TypeGeneral]; ok {
+	if o, ok := p[document.TypeGeneral]; ok {
 		return o.sane()
 	}
 	return DefaultOptions()
@@ -77,7 +76,7 @@ func LoadProfiles(path string) (Profiles, error) {
 	if err != nil {
 		return p, fmt.Errorf("chunk profiles: %w", err)
 	}
-	var over map[string]Options
+	var over map[document.Type]Options
 	if err := json.Unmarshal(b, &over); err != nil {
 		return p, fmt.Errorf("chunk profiles %s: %w", path, err)
 	}

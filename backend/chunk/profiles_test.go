@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/carrel-app/carrel/backend/document"
 	"github.com/carrel-app/carrel/backend/ingest"
 )
 
@@ -14,7 +15,7 @@ import (
 // fall back to the general one.
 func TestDefaultProfiles(t *testing.T) {
 	p := DefaultProfiles()
-	for _, typ := range ingest.DocTypes {
+	for _, typ := range document.Types {
 		o, ok := p[typ]
 		if !ok {
 			t.Errorf("no profile for %q", typ)
@@ -24,7 +25,7 @@ func TestDefaultProfiles(t *testing.T) {
 			t.Errorf("%s: %+v is not sane, or overlap is outside 10–20%%", typ, o)
 		}
 	}
-	if p.For("no such type") != p[ingest.TypeGeneral] || (Profiles{}).For("paper") != DefaultOptions() {
+	if p.For("no such type") != p[document.TypeGeneral] || (Profiles{}).For("paper") != DefaultOptions() {
 		t.Errorf("fallbacks wrong")
 	}
 }
@@ -35,7 +36,7 @@ func TestLoadProfiles(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, ProfilesFile)
 	p, err := LoadProfiles(path)
-	if err != nil || p.For(ingest.TypePaper) != DefaultProfiles()[ingest.TypePaper] {
+	if err != nil || p.For(document.TypePaper) != DefaultProfiles()[document.TypePaper] {
 		t.Fatalf("missing file: %+v %v", p, err)
 	}
 	os.WriteFile(path, []byte(`{"paper": {"target": 2000}, "mail": {"overlap": 0.2}, "slides": {"target": 400}}`), 0o644)
@@ -43,17 +44,17 @@ func TestLoadProfiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := p.For(ingest.TypePaper); o.Target != 2000 || o.Min != 300 || o.Max < 2000 {
+	if o := p.For(document.TypePaper); o.Target != 2000 || o.Min != 300 || o.Max < 2000 {
 		t.Errorf("paper: %+v", o)
 	}
-	if o := p.For(ingest.TypeMail); o.Overlap != 0.2 || o.Target != 700 {
+	if o := p.For(document.TypeMail); o.Overlap != 0.2 || o.Target != 700 {
 		t.Errorf("mail: %+v", o)
 	}
 	if o := p.For("slides"); o.Target != 400 {
 		t.Errorf("new type: %+v", o)
 	}
 	os.WriteFile(path, []byte(`{"paper": `), 0o644)
-	if p, err = LoadProfiles(path); err == nil || p.For(ingest.TypePaper) != DefaultProfiles()[ingest.TypePaper] {
+	if p, err = LoadProfiles(path); err == nil || p.For(document.TypePaper) != DefaultProfiles()[document.TypePaper] {
 		t.Errorf("broken file: %+v %v", p, err)
 	}
 }
@@ -62,7 +63,10 @@ func TestLoadProfiles(t *testing.T) {
 // larger than the general ones, every invariant kept.
 func TestProfilesOnCorpus(t *testing.T) {
 	dir := corpusDir(t)
-	for _, c := range []struct{ file, typ string }{{"schmager_plateau10.pdf", ingest.TypePaper}, {"gobook.0.pdf", ingest.TypeTextbook}} {
+	for _, c := range []struct {
+		file string
+		typ  document.Type
+	}{{"schmager_plateau10.pdf", document.TypePaper}, {"gobook.0.pdf", document.TypeTextbook}} {
 		doc, err := ingest.FileWithOptions(context.Background(), filepath.Join(dir, c.file), ingest.Options{OCR: ingest.OCROptions{Off: true}})
 		if err != nil {
 			t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/carrel-app/carrel/backend/document"
 	"github.com/carrel-app/carrel/backend/ingest"
 )
 
@@ -129,7 +130,7 @@ func TestBlocksNeverSplit(t *testing.T) {
 	for i := range 150 {
 		pages, blocks := genDoc(r)
 		doc := docOf(pages...)
-		opts := []Options{DefaultOptions(), DefaultProfiles()[ingest.TypeCode], {Target: 300, Min: 80, Max: 400, Overlap: 0.2, ChildTarget: 120, ChildMax: 180}}[i%3]
+		opts := []Options{DefaultOptions(), DefaultProfiles()[document.TypeCode], {Target: 300, Min: 80, Max: 400, Overlap: 0.2, ChildTarget: 120, ChildMax: 180}}[i%3]
 		tree := Tree(doc, opts)
 		checkTree(t, doc, opts, tree)
 		o := opts.sane()

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/carrel-app/carrel/backend/asking"
+	"github.com/carrel-app/carrel/backend/document"
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/internal/testaudio"
@@ -38,7 +39,7 @@ func TestAudioCitesTimestamp(t *testing.T) {
 		t.Fatalf("ingest: %+v %v", res, err)
 	}
 	doc, err := eng.Library().Document(ctx, res.DocID)
-	if err != nil || doc.Kind != ingest.KindAudio {
+	if err != nil || doc.Kind != document.KindAudio {
 		t.Fatalf("document %+v %v", doc, err)
 	}
 	if !strings.Contains(strings.Join(progress, ","), "extracting 1/1") {

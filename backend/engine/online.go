@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/carrel-app/carrel/backend/document"
 	"github.com/carrel-app/carrel/backend/envconfig"
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/intake"
@@ -205,7 +206,7 @@ func (e *Engine) SourceURL(ctx context.Context, docID string, page int) string {
 		return ""
 	}
 	doc, err := e.lib.Document(ctx, docID)
-	if err != nil || doc.Kind != ingest.KindThread {
+	if err != nil || doc.Kind != document.KindThread {
 		return info.URL
 	}
 	links, ok := e.threadLinks.Load(docID)

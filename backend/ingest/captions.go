@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+
+	"github.com/carrel-app/carrel/backend/document"
 )
 
 // CaptionsFormat marks a video's captions saved by backend/online as JSON (a YouTube
@@ -66,7 +68,7 @@ func readCaptions(ctx context.Context, doc *Document, data []byte) error {
 		}
 	}
 	t := &Transcript{Source: "YouTube captions (" + name + ")", Recognizer: RecognizerCaptions,
-		Media: Media{Kind: KindVideo, URL: c.URL}, Duration: c.Duration}
+		Media: Media{Kind: document.KindVideo, URL: c.URL}, Duration: c.Duration}
 	for _, q := range c.Cues {
 		t.Segments = append(t.Segments, Segment{Start: q.Start, End: q.End, Text: q.Text})
 	}

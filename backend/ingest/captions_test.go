@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/carrel-app/carrel/backend/document"
 )
 
 // verifies a captions snapshot reads as a timed transcript: one line per cue, each
@@ -23,7 +25,7 @@ func TestCaptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := doc.Transcript
-	if doc.Kind != KindVideo || doc.Title != "How Bees Find Flowers" || doc.Author != "The Bee Lab" || doc.URL != c.URL || tr == nil {
+	if doc.Kind != document.KindVideo || doc.Title != "How Bees Find Flowers" || doc.Author != "The Bee Lab" || doc.URL != c.URL || tr == nil {
 		t.Fatalf("doc %q %q %q %q %v", doc.Kind, doc.Title, doc.Author, doc.URL, tr)
 	}
 	if tr.Media.URL != c.URL || tr.Media.Path != "" || tr.Recognizer != RecognizerCaptions || tr.Source != "YouTube captions (English)" || len(tr.Segments) != 2 {

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/carrel-app/carrel/backend/document"
 	"github.com/carrel-app/carrel/internal/testcorpus"
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 )
@@ -171,7 +172,7 @@ func TestCorpus(t *testing.T) {
 					t.Fatalf("page %d numbered %d", i+1, p.Number)
 				}
 			}
-			if doc.Kind != KindPDF || doc.Bytes != int64(len(data)) || len(doc.SHA256) != 64 || doc.Title == "" {
+			if doc.Kind != document.KindPDF || doc.Bytes != int64(len(data)) || len(doc.SHA256) != 64 || doc.Title == "" {
 				t.Errorf("bad metadata: kind %q bytes %d sha %q title %q", doc.Kind, doc.Bytes, doc.SHA256, doc.Title)
 			}
 			for _, h := range doc.Outline {

@@ -5,22 +5,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-)
 
-// Document types, set in [Document.DocType] by [DetectType]: what kind of
-// writing a document is, whatever its file format. Chunking is tuned per
-// type (see package chunk).
-const (
-	TypePaper    = "paper"         // research paper, thesis chapter, preprint
-	TypeTextbook = "textbook"      // book with chapters and exercises
-	TypeDocs     = "documentation" // manuals, API references, specifications, standards
-	TypeCode     = "code"          // source code
-	TypeMail     = "mail"          // e-mail
-	TypeGeneral  = "general"       // anything else: essays, literature, notes, articles
+	"github.com/carrel-app/carrel/backend/document"
 )
-
-// DocTypes lists the document types, most specific first.
-var DocTypes = []string{TypePaper, TypeTextbook, TypeDocs, TypeCode, TypeMail, TypeGeneral}
 
 // detectSample bounds how much text detection reads: the head of the
 // document (title page, abstract, contents) and its tail (references,
@@ -85,29 +72,29 @@ type features struct {
 	headings                                                  int
 }
 
-// DetectType tells what kind of writing doc is: one of [DocTypes]. It
+// DetectType tells what kind of writing doc is: one of [document.Types]. It
 // weighs cues in the text (an Abstract, a DOI, a References section,
 // citations; "Chapter N" and exercises; code, identifiers and manual-style
 // headings; mail headers) together with the file's kind and length.
-func DetectType(doc *Document) string {
+func DetectType(doc *Document) document.Type {
 	if doc == nil {
-		return TypeGeneral
+		return document.TypeGeneral
 	}
 	switch doc.Kind {
-	case KindCode:
-		return TypeCode
-	case KindEmail:
-		return TypeMail
+	case document.KindCode:
+		return document.TypeCode
+	case document.KindEmail:
+		return document.TypeMail
 	}
 	f := extractFeatures(doc)
 	if f.lines == 0 {
-		return TypeGeneral
+		return document.TypeGeneral
 	}
 	if f.mailHeads >= 3 {
-		return TypeMail
+		return document.TypeMail
 	}
 	if f.codeLines*5 >= f.lines*2 && f.lines >= 10 {
-		return TypeCode // a printed or pasted source file
+		return document.TypeCode // a printed or pasted source file
 	}
 	paper, book, docs := f.paperScore(), f.bookScore(doc.Kind), f.docsScore(doc.Title)
 
@@ -115,13 +102,13 @@ func DetectType(doc *Document) string {
 	// about software holds code too.
 	switch {
 	case paper >= 5 && paper >= book:
-		return TypePaper
+		return document.TypePaper
 	case book >= 5:
-		return TypeTextbook
+		return document.TypeTextbook
 	case docs >= 4:
-		return TypeDocs
+		return document.TypeDocs
 	}
-	return TypeGeneral
+	return document.TypeGeneral
 }
 
 // perK is n per thousand words of the whole text, perKSample per thousand of the
@@ -165,7 +152,7 @@ func (f features) paperScore() int {
 
 // bookScore weighs the cues of a textbook: chapters, exercises, an ISBN or a
 // preface, length (a short PDF is hardly a book).
-func (f features) bookScore(kind string) int {
+func (f features) bookScore(kind document.Kind) int {
 	book := 0
 	switch {
 	case f.chapters >= 3:
@@ -185,7 +172,7 @@ func (f features) bookScore(kind string) int {
 	switch {
 	case f.pages >= 80:
 		book += 2
-	case f.pages < 20 && kind == KindPDF:
+	case f.pages < 20 && kind == document.KindPDF:
 		book -= 3
 	}
 	return book

@@ -6,23 +6,25 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/carrel-app/carrel/backend/document"
 )
 
 // verifies document types on real PDFs whose kind was checked by hand.
 func TestDetectTypeCorpus(t *testing.T) {
-	for name, want := range map[string]string{
-		"schmager_plateau10.pdf":          TypePaper,    // abstract, IMRaD sections, references
-		"jphysiol01396-0132.pdf":          TypePaper,    // a 1955 journal article: methods, results, summary, references
-		"ECSTR11-01.pdf":                  TypePaper,    // a thesis: abstract, 226 citations, references
-		"gobook.0.pdf":                    TypeTextbook, // ISBN, chapters of prose and code, problems
-		"TheGoProgrammingLanguageCh1.pdf": TypeTextbook, // Chapter 1 with numbered exercises
-		"T4.pdf":                          TypeDocs,     // an ITU-T standard ("shall")
-		"adobe_errata.pdf":                TypeDocs,     // errata to the PDF reference
-		"xdp_2.0.pdf":                     TypeDocs,     // an XML specification
-		"read.go.pdf":                     TypeCode,     // a printed Go source file with line numbers
-		"WaldenFull.pdf":                  TypeGeneral,  // literature
-		"Walden.pdf":                      TypeGeneral,
-		"CenterOfWhy.pdf":                 TypeGeneral, // a lecture
+	for name, want := range map[string]document.Type{
+		"schmager_plateau10.pdf":          document.TypePaper,    // abstract, IMRaD sections, references
+		"jphysiol01396-0132.pdf":          document.TypePaper,    // a 1955 journal article: methods, results, summary, references
+		"ECSTR11-01.pdf":                  document.TypePaper,    // a thesis: abstract, 226 citations, references
+		"gobook.0.pdf":                    document.TypeTextbook, // ISBN, chapters of prose and code, problems
+		"TheGoProgrammingLanguageCh1.pdf": document.TypeTextbook, // Chapter 1 with numbered exercises
+		"T4.pdf":                          document.TypeDocs,     // an ITU-T standard ("shall")
+		"adobe_errata.pdf":                document.TypeDocs,     // errata to the PDF reference
+		"xdp_2.0.pdf":                     document.TypeDocs,     // an XML specification
+		"read.go.pdf":                     document.TypeCode,     // a printed Go source file with line numbers
+		"WaldenFull.pdf":                  document.TypeGeneral,  // literature
+		"Walden.pdf":                      document.TypeGeneral,
+		"CenterOfWhy.pdf":                 document.TypeGeneral, // a lecture
 	} {
 		doc, err := FileWithOptions(context.Background(), corpusFile(t, name), noOCR)
 		if err != nil {
@@ -37,13 +39,16 @@ func TestDetectTypeCorpus(t *testing.T) {
 // verifies document types of other formats, and of text whose content
 // says more than its extension.
 func TestDetectTypeFormats(t *testing.T) {
-	cases := []struct{ name, file, text, want string }{
-		{"mail", "note.eml", "From: Ada <ada@example.org>\r\nTo: b@example.org\r\nSubject: Monday\r\n\r\nSee you at nine.\r\n", TypeMail},
-		{"mail saved as text", "fwd.txt", "From: Ada Lovelace\nSent: Monday, 3 March 2025 09:12\nTo: Charles Babbage\nSubject: The engine\n\nDear Charles, the notes are done.\n", TypeMail},
-		{"source", "main.go", "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n", TypeCode},
-		{"readme", "README.md", "# carrel\n\nA study desk.\n\n## Installation\n\n```sh\ngo install github.com/carrel-app/carrel@latest\n```\n\n## Usage\n\nRun `carrel ingest PATH` to add files; `carrel search --json QUESTION` to search.\n\n```sh\ncarrel --library ~/lib ingest paper.pdf\n```\n\n## Configuration\n\nSet `OLLAMA_HOST` and `chat_model` in config.json.\n\n## Troubleshooting\n\nIf `ollama_host` is wrong, searchByWords() still works.\n", TypeDocs},
-		{"paper in markdown", "paper.md", "# Sparse retrieval for small libraries\n\nA. Author, B. Author\n\n## Abstract\n\nWe study BM25 on personal libraries [1]. Dense retrieval helps (Karpukhin et al., 2020).\n\nKeywords: retrieval, BM25\n\ndoi:10.1145/3404835.3463098\n\n## Introduction\n\nLibraries are small [2, 3]. Prior work [4] disagrees.\n\n## Methods\n\nWe index [5].\n\n## Results\n\nIt works [6].\n\n## Discussion\n\nSee [7].\n\n## References\n\n[1] Robertson, S. The probabilistic relevance framework. 2009.\n", TypePaper},
-		{"notes", "notes.txt", "Walden, chapter on solitude.\n\nThoreau writes of the pleasant evening when the whole body is one sense.\nHe walks along the stony shore of the pond in his shirt-sleeves.\n", TypeGeneral},
+	cases := []struct {
+		name, file, text string
+		want             document.Type
+	}{
+		{"mail", "note.eml", "From: Ada <ada@example.org>\r\nTo: b@example.org\r\nSubject: Monday\r\n\r\nSee you at nine.\r\n", document.TypeMail},
+		{"mail saved as text", "fwd.txt", "From: Ada Lovelace\nSent: Monday, 3 March 2025 09:12\nTo: Charles Babbage\nSubject: The engine\n\nDear Charles, the notes are done.\n", document.TypeMail},
+		{"source", "main.go", "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n", document.TypeCode},
+		{"readme", "README.md", "# carrel\n\nA study desk.\n\n## Installation\n\n```sh\ngo install github.com/carrel-app/carrel@latest\n```\n\n## Usage\n\nRun `carrel ingest PATH` to add files; `carrel search --json QUESTION` to search.\n\n```sh\ncarrel --library ~/lib ingest paper.pdf\n```\n\n## Configuration\n\nSet `OLLAMA_HOST` and `chat_model` in config.json.\n\n## Troubleshooting\n\nIf `ollama_host` is wrong, searchByWords() still works.\n", document.TypeDocs},
+		{"paper in markdown", "paper.md", "# Sparse retrieval for small libraries\n\nA. Author, B. Author\n\n## Abstract\n\nWe study BM25 on personal libraries [1]. Dense retrieval helps (Karpukhin et al., 2020).\n\nKeywords: retrieval, BM25\n\ndoi:10.1145/3404835.3463098\n\n## Introduction\n\nLibraries are small [2, 3]. Prior work [4] disagrees.\n\n## Methods\n\nWe index [5].\n\n## Results\n\nIt works [6].\n\n## Discussion\n\nSee [7].\n\n## References\n\n[1] Robertson, S. The probabilistic relevance framework. 2009.\n", document.TypePaper},
+		{"notes", "notes.txt", "Walden, chapter on solitude.\n\nThoreau writes of the pleasant evening when the whole body is one sense.\nHe walks along the stony shore of the pond in his shirt-sleeves.\n", document.TypeGeneral},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -56,7 +61,7 @@ func TestDetectTypeFormats(t *testing.T) {
 			}
 		})
 	}
-	if got := DetectType(nil); got != TypeGeneral {
+	if got := DetectType(nil); got != document.TypeGeneral {
 		t.Errorf("DetectType(nil) = %q", got)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/carrel-app/carrel/backend/document"
 )
 
 // zipOf builds a zip archive of name, content pairs, in order.
@@ -107,7 +109,7 @@ func TestDOCX(t *testing.T) {
 		wPara("Heading3", "Rubisco") + // no such style id: its English name is used
 		`<w:p><w:pPr><w:numPr><w:ilvl w:val="0"/></w:numPr></w:pPr><w:r><w:t>Carbon fixation</w:t></w:r></w:p>`
 	doc := mustIngest(t, "notes.docx", docxOf(t, body))
-	if doc.Kind != KindDOCX || doc.Title != "Photosynthesis Notes" || doc.Author != "Ada Student" {
+	if doc.Kind != document.KindDOCX || doc.Title != "Photosynthesis Notes" || doc.Author != "Ada Student" {
 		t.Errorf("metadata: kind %q title %q author %q", doc.Kind, doc.Title, doc.Author)
 	}
 	text := allText(doc)
@@ -167,7 +169,7 @@ const htmlPage = `<!DOCTYPE html>
 // its headings as the outline and its title from <h1>/<title>.
 func TestHTML(t *testing.T) {
 	doc := mustIngest(t, "mitosis.html", []byte(htmlPage))
-	if doc.Kind != KindHTML || doc.Title != "Mitosis explained" || doc.Author != "Dr. Cell" {
+	if doc.Kind != document.KindHTML || doc.Title != "Mitosis explained" || doc.Author != "Dr. Cell" {
 		t.Errorf("kind %q title %q author %q", doc.Kind, doc.Title, doc.Author)
 	}
 	text := allText(doc)
@@ -241,7 +243,7 @@ func TestEML(t *testing.T) {
 	}
 	data := mailOf([3]string{"walden.pdf", "application/pdf", string(pdf)}, [3]string{"../../etc/notes.txt", "text/plain", "Attached notes."})
 	doc := mustIngest(t, "exam.eml", data)
-	if doc.Kind != KindEmail || doc.Title != "Exam notes — chapter 3" || doc.Author != "Jürgen Müller" {
+	if doc.Kind != document.KindEmail || doc.Title != "Exam notes — chapter 3" || doc.Author != "Jürgen Müller" {
 		t.Errorf("kind %q title %q author %q", doc.Kind, doc.Title, doc.Author)
 	}
 	text := allText(doc)
@@ -286,7 +288,7 @@ func epubOf(tb testing.TB, spine string, extra ...string) []byte {
 func TestEPUB(t *testing.T) {
 	// Spine order differs from manifest order on purpose.
 	doc := mustIngest(t, "book.epub", epubOf(t, `<spine><itemref idref="c2"/><itemref idref="c1"/></spine>`))
-	if doc.Kind != KindEPUB || doc.Title != "A Short Book" || doc.Author != "Jane Author" {
+	if doc.Kind != document.KindEPUB || doc.Title != "A Short Book" || doc.Author != "Jane Author" {
 		t.Errorf("kind %q title %q author %q", doc.Kind, doc.Title, doc.Author)
 	}
 	if len(doc.Pages) != 2 || !strings.HasPrefix(doc.Pages[0].Text, "Second Chapter") || !strings.Contains(doc.Pages[1].Text, "bright cold day") {
@@ -374,7 +376,7 @@ func TestExpandRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.Kind != KindCode || doc.Title != "src/lib.py" || !strings.Contains(doc.Pages[0].Text, "def f():\n    return 1") {
+	if doc.Kind != document.KindCode || doc.Title != "src/lib.py" || !strings.Contains(doc.Pages[0].Text, "def f():\n    return 1") {
 		t.Errorf("code: kind %q title %q text %q", doc.Kind, doc.Title, doc.Pages[0].Text)
 	}
 	if got := outlineTitles(doc); !slices.Equal(got, []string{"def f()"}) {

@@ -26,19 +26,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-)
 
-// Kinds of [Document].
-const (
-	KindPDF   = "pdf"
-	KindText  = "text" // plain text and Markdown
-	KindDOCX  = "docx"
-	KindEPUB  = "epub"
-	KindEmail = "email"
-	KindHTML  = "html" // web pages, saved whole (.mhtml) or not
-	KindCode  = "code" // source files
-	// KindThread is a discussion thread saved by backend/online (see [Thread]).
-	KindThread = "thread"
+	"github.com/carrel-app/carrel/backend/document"
 )
 
 // Document is one ingested source file.
@@ -52,8 +41,8 @@ type Document struct {
 	// Author is the author from the PDF info dictionary or Markdown front
 	// matter; often empty.
 	Author string
-	// Kind is one of the Kind* constants: how the file was read.
-	Kind string
+	// Kind is how the file was read.
+	Kind document.Kind
 	// SHA256 is the hex SHA-256 of the file's bytes: the document's identity.
 	SHA256 string
 	// Bytes is the size of the file.
@@ -69,10 +58,9 @@ type Document struct {
 	// documents of their own (the mail's text does not include them).
 	// Only mails have them.
 	Attachments []Attachment
-	// DocType is what kind of writing the document is, one of [DocTypes]
-	// ("paper", "textbook", "documentation", "code", "mail", "general"),
-	// found by [DetectType]; chunk sizes follow it.
-	DocType string
+	// DocType is what kind of writing the document is, found by [DetectType];
+	// chunk sizes follow it.
+	DocType document.Type
 	// OCRPages lists the 1-based pages whose text was read by OCR from a
 	// scanned image (PDF pages without a text layer); their text may hold
 	// recognition errors, and the viewer has no text layer to highlight in.
@@ -87,7 +75,7 @@ type Document struct {
 	// none crossing a page break: each comment of a thread is a page, and
 	// a citation of it names that comment.
 	PagePassages bool
-	// Transcript is set for recordings (KindAudio, KindVideo): the timed text
+	// Transcript is set for recordings (document.KindAudio, document.KindVideo): the timed text
 	// the pages hold, see [LayoutTranscript].
 	Transcript *Transcript
 }
@@ -185,13 +173,13 @@ func FileWithOptions(ctx context.Context, path string, opts Options) (doc *Docum
 	if err := readAs(ctx, doc, path, ext, data, opts); err != nil {
 		var ie *Error
 		if errors.As(err, &ie) && ie.Kind == ErrNoText {
-			doc.DocType = TypeGeneral
+			doc.DocType = document.TypeGeneral
 			return doc, err
 		}
 		return nil, err
 	}
 	doc.DocType = DetectType(doc)
-	if doc.Kind != KindPDF && doc.Kind != KindText && opts.Progress != nil {
+	if doc.Kind != document.KindPDF && doc.Kind != document.KindText && opts.Progress != nil {
 		opts.Progress(len(doc.Pages), len(doc.Pages))
 	}
 	return doc, nil
@@ -202,7 +190,7 @@ func FileWithOptions(ctx context.Context, path string, opts Options) (doc *Docum
 func readAs(ctx context.Context, doc *Document, path, ext string, data []byte, opts Options) error {
 	switch {
 	case isPDF(data):
-		doc.Kind = KindPDF
+		doc.Kind = document.KindPDF
 		return readPDF(ctx, doc, data, opts)
 	case ext == ".pdf":
 		return newError(ErrNotPDF, path, describe(data), nil)
@@ -216,25 +204,25 @@ func readAs(ctx context.Context, doc *Document, path, ext string, data []byte, o
 	case ext == ".doc":
 		return newError(ErrUnsupported, path, "old Word (.doc) files are not supported; save it as .docx or PDF", nil)
 	case docxExts[ext]:
-		doc.Kind = KindDOCX
+		doc.Kind = document.KindDOCX
 		return readDOCX(ctx, doc, data)
 	case ext == ".epub":
-		doc.Kind = KindEPUB
+		doc.Kind = document.KindEPUB
 		return readEPUB(ctx, doc, data)
 	case ext == ".eml":
-		doc.Kind = KindEmail
+		doc.Kind = document.KindEmail
 		return readEML(ctx, doc, data)
 	case ext == ".mht" || ext == ".mhtml":
-		doc.Kind = KindHTML
+		doc.Kind = document.KindHTML
 		return readMHTML(ctx, doc, data)
 	case htmlExts[ext]:
-		doc.Kind = KindHTML
+		doc.Kind = document.KindHTML
 		return readHTML(ctx, doc, data)
 	case ext == ".json" && isThread(data):
-		doc.Kind = KindThread
+		doc.Kind = document.KindThread
 		return readThread(ctx, doc, data)
 	case ext == ".json" && isCaptions(data):
-		doc.Kind = KindVideo
+		doc.Kind = document.KindVideo
 		return readCaptions(ctx, doc, data)
 	case textExts[ext] || isCode(path):
 		if looksBinary(data) {
@@ -242,10 +230,10 @@ func readAs(ctx context.Context, doc *Document, path, ext string, data []byte, o
 				fmt.Sprintf("a %s file that is not text: it looks like %s", strings.TrimPrefix(ext, "."), describe(data)), nil)
 		}
 		if textExts[ext] {
-			doc.Kind = KindText
+			doc.Kind = document.KindText
 			return readText(ctx, doc, data, ext, opts.Progress)
 		}
-		doc.Kind = KindCode
+		doc.Kind = document.KindCode
 		return readCode(ctx, doc, data)
 	default:
 		detail := "files without an extension are not supported"

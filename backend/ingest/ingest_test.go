@@ -12,6 +12,7 @@ import (
 	"testing"
 	"unicode/utf16"
 
+	"github.com/carrel-app/carrel/backend/document"
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 )
@@ -160,7 +161,7 @@ func TestNoText(t *testing.T) {
 		t.Fatalf("got %v, want ErrNoText", err)
 	}
 	checkMessage(t, err, "blank-scan.pdf", "OCR")
-	if doc == nil || len(doc.Pages) != 1 || doc.SHA256 == "" || doc.Kind != KindPDF {
+	if doc == nil || len(doc.Pages) != 1 || doc.SHA256 == "" || doc.Kind != document.KindPDF {
 		t.Fatalf("ErrNoText must come with the document's metadata, got %+v", doc)
 	}
 }
@@ -255,7 +256,7 @@ func TestPDFMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.Title != "Walden" || doc.Kind != KindPDF {
+	if doc.Title != "Walden" || doc.Kind != document.KindPDF {
 		t.Errorf("title %q kind %q", doc.Title, doc.Kind)
 	}
 	if len(doc.Outline) == 0 || doc.Outline[0].Level != 1 {
@@ -290,7 +291,7 @@ func TestTextAndMarkdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.Kind != KindText || doc.Title != "Study notes" || doc.Author != "Ada" {
+	if doc.Kind != document.KindText || doc.Title != "Study notes" || doc.Author != "Ada" {
 		t.Errorf("kind %q title %q author %q", doc.Kind, doc.Title, doc.Author)
 	}
 	if len(doc.Pages) < 2 {
@@ -329,7 +330,7 @@ func TestTextAndMarkdown(t *testing.T) {
 	// A PDF is a PDF whatever its name.
 	data, _ := os.ReadFile(corpusFile(t, "Walden.pdf"))
 	doc, err = File(context.Background(), writeFile(t, "walden.txt", data), nil)
-	if err != nil || doc.Kind != KindPDF {
+	if err != nil || doc.Kind != document.KindPDF {
 		t.Errorf("PDF named .txt: %v", err)
 	}
 }

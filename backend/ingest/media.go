@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/document"
 	"github.com/carrel-app/carrel/backend/envconfig"
 )
 
@@ -33,17 +34,17 @@ import (
 
 // mediaExts maps the extensions of recordings to the kind they are read as; a video
 // file whose only stream is sound is read as audio.
-var mediaExts = map[string]string{
-	".mp3": KindAudio, ".m4a": KindAudio, ".wav": KindAudio, ".ogg": KindAudio, ".flac": KindAudio,
-	".mp4": KindVideo, ".mkv": KindVideo, ".webm": KindVideo, ".mov": KindVideo,
+var mediaExts = map[string]document.Kind{
+	".mp3": document.KindAudio, ".m4a": document.KindAudio, ".wav": document.KindAudio, ".ogg": document.KindAudio, ".flac": document.KindAudio,
+	".mp4": document.KindVideo, ".mkv": document.KindVideo, ".webm": document.KindVideo, ".mov": document.KindVideo,
 }
 
 // IsMedia reports whether path names an audio or video file by its extension.
 func IsMedia(path string) bool { return mediaExts[strings.ToLower(filepath.Ext(path))] != "" }
 
-// MediaKind is the kind a recording is taken for by its name (KindAudio or KindVideo)
+// MediaKind is the kind a recording is taken for by its name (document.KindAudio or document.KindVideo)
 // until it is read; "" for other files.
-func MediaKind(path string) string { return mediaExts[strings.ToLower(filepath.Ext(path))] }
+func MediaKind(path string) document.Kind { return mediaExts[strings.ToLower(filepath.Ext(path))] }
 
 // MediaOptions tune the reading of audio and video files. The zero value uses
 // whisper.cpp when its program and a model file are found, else PocketSphinx.
@@ -340,9 +341,9 @@ func readMedia(ctx context.Context, doc *Document, opts Options) error {
 	if err != nil {
 		return newError(ErrMissingTool, path, err.Error(), nil)
 	}
-	doc.Kind = KindAudio
-	if pr.video && mediaExts[strings.ToLower(filepath.Ext(path))] == KindVideo {
-		doc.Kind = KindVideo
+	doc.Kind = document.KindAudio
+	if pr.video && mediaExts[strings.ToLower(filepath.Ext(path))] == document.KindVideo {
+		doc.Kind = document.KindVideo
 	}
 	doc.Title, doc.Author = pr.title, pr.artist
 	if doc.Title == "" {
@@ -677,6 +678,6 @@ func fileMedia(ctx context.Context, path string, opts Options) (*Document, error
 	if err := readMedia(ctx, doc, opts); err != nil {
 		return nil, err
 	}
-	doc.DocType = TypeGeneral
+	doc.DocType = document.TypeGeneral
 	return doc, nil
 }

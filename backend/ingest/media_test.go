@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/document"
 	"github.com/carrel-app/carrel/internal/testaudio"
 )
 
@@ -34,8 +35,9 @@ func TestMediaTranscribesSpeech(t *testing.T) {
 		t.Logf("CPU time of ffmpeg and PocketSphinx: %v for %.1f s of speech (%.2f of realtime, the 10 s warm-ups included)", cpu.Round(time.Millisecond), audio, cpu.Seconds()/audio)
 	})
 	for _, tc := range []struct {
-		path, kind string
-	}{{f.MP3, KindAudio}, {f.MP4, KindVideo}} {
+		path string
+		kind document.Kind
+	}{{f.MP3, document.KindAudio}, {f.MP4, document.KindVideo}} {
 		t.Run(filepath.Ext(tc.path), func(t *testing.T) {
 			t.Parallel() // one process each: two cores, half the wall time
 			start := time.Now()

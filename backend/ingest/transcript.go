@@ -4,13 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
-)
 
-// Kinds of [Document] whose text is a [Transcript]: a recording's speech, each passage
-// tied to the time it was said.
-const (
-	KindAudio = "audio" // .mp3 .m4a .wav .ogg .flac
-	KindVideo = "video" // .mp4 .mkv .webm .mov, and videos by URL (captions)
+	"github.com/carrel-app/carrel/backend/document"
 )
 
 // Transcript is the timed text of a recording: the one model for every source of timed
@@ -36,8 +31,8 @@ type Transcript struct {
 // Media is where a transcript's recording is: a local file, or a page on the web that
 // plays it (a video URL). Exactly one of Path and URL is set.
 type Media struct {
-	// Kind is KindAudio or KindVideo: what a player needs to show.
-	Kind string
+	// Kind is document.KindAudio or document.KindVideo: what a player needs to show.
+	Kind document.Kind
 	// Path is the local recording (the document's own file).
 	Path string
 	// URL is an external player page (https://www.youtube.com/watch?v=…); a citation

@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/carrel-app/carrel/backend/document"
 )
 
 // DocInfo is what ingest learned about a document beyond the library's columns, kept in
 // a small JSON file per document (DIR/docinfo/ID.json) beside the library.
 type DocInfo struct {
 	// DocType is what kind of writing the document is (see Result.DocType).
-	DocType string `json:"doc_type,omitempty"`
+	DocType document.Type `json:"doc_type,omitempty"`
 	// OCRPages are the 1-based pages whose text was read by OCR (the UI marks them "OCR").
 	OCRPages []int `json:"ocr_pages,omitempty"`
 	// Warnings are problems that did not stop the ingest.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/carrel-app/carrel/backend/document"
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/intake"
 	"github.com/carrel-app/carrel/backend/library"
@@ -61,7 +62,7 @@ func TestIngestMailAttachments(t *testing.T) {
 	if err != nil || len(docs) != 3 {
 		t.Fatalf("library has %d documents (%v)", len(docs), err)
 	}
-	kinds := map[string]bool{}
+	kinds := map[document.Kind]bool{}
 	for _, d := range docs {
 		kinds[d.Kind] = true
 	}

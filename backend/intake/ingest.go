@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/carrel-app/carrel/backend/crashpoint"
+	"github.com/carrel-app/carrel/backend/document"
 	"github.com/carrel-app/carrel/backend/index"
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/library"
@@ -40,9 +41,8 @@ type Result struct {
 	Pages  int          `json:"pages"`
 	Chunks int          `json:"chunks"`
 	Error  string       `json:"error"`
-	// DocType is what kind of writing the document is ("paper", "textbook",
-	// "documentation", "code", "mail", "general"); chunk sizes follow it.
-	DocType string `json:"doc_type,omitempty"`
+	// DocType is what kind of writing the document is; chunk sizes follow it.
+	DocType document.Type `json:"doc_type,omitempty"`
 	// OCRPages are the 1-based pages whose text was read by OCR from scanned images.
 	OCRPages []int `json:"ocr_pages,omitempty"`
 	// Warnings are problems that did not stop the ingest ("Pages 3–5 are scanned and
@@ -58,9 +58,9 @@ type Result struct {
 	// Kind is how the file was read ("pdf", "audio", "video", …), and Transcript, for
 	// a recording, what transcribed it ("PocketSphinx (US English)") and Duration its
 	// length in seconds.
-	Kind       string  `json:"kind,omitempty"`
-	Transcript string  `json:"transcript,omitempty"`
-	Duration   float64 `json:"duration,omitempty"`
+	Kind       document.Kind `json:"kind,omitempty"`
+	Transcript string        `json:"transcript,omitempty"`
+	Duration   float64       `json:"duration,omitempty"`
 }
 
 // maxAttachmentDepth bounds mails attached to mails attached to mails.
@@ -563,27 +563,28 @@ func hashFile(path string) (string, int64, error) {
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
-// kindOf guesses a document's kind from its name until ingest has read it.
-func kindOf(path string) string {
+// kindOf guesses a document's kind from its name until ingest has read it; a file of
+// no kind Carrel reads keeps its extension as its kind.
+func kindOf(path string) document.Kind {
 	switch ext := strings.ToLower(filepath.Ext(path)); {
 	case ext == ".pdf":
-		return ingest.KindPDF
+		return document.KindPDF
 	case ext == ".txt", ext == ".text", ext == ".md", ext == ".markdown":
-		return ingest.KindText
+		return document.KindText
 	case ext == ".eml":
-		return ingest.KindEmail
+		return document.KindEmail
 	case ext == ".html", ext == ".htm", ext == ".xhtml", ext == ".mht", ext == ".mhtml":
-		return ingest.KindHTML
+		return document.KindHTML
 	case ext == ".epub":
-		return ingest.KindEPUB
+		return document.KindEPUB
 	case ext == ".docx":
-		return ingest.KindDOCX
+		return document.KindDOCX
 	case ingest.IsMedia(path):
 		return ingest.MediaKind(path)
 	case ingest.Supported(path):
-		return ingest.KindCode
+		return document.KindCode
 	}
-	return strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	return document.Kind(strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), "."))
 }
 
 // OneLine makes an error fit one line of the UI.

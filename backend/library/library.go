@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/document"
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
 )
 
@@ -48,21 +49,21 @@ type Library struct {
 
 // Document is one source file and what Carrel knows about it.
 type Document struct {
-	ID        string    `json:"id"` // hex SHA-256 of the file's bytes
-	Path      string    `json:"path"`
-	Title     string    `json:"title"`
-	Author    string    `json:"author"`
-	Kind      string    `json:"kind"`
-	Pages     int       `json:"pages"`
-	Chunks    int       `json:"chunks"`
-	Bytes     int64     `json:"bytes"`
-	Status    DocStatus `json:"status"`
-	Error     string    `json:"error"`
-	Done      int       `json:"-"`
-	Total     int       `json:"-"`
-	Outline   string    `json:"-"` // JSON array of headings
-	AddedAt   time.Time `json:"added_at"`
-	UpdatedAt time.Time `json:"-"`
+	ID        string        `json:"id"` // hex SHA-256 of the file's bytes
+	Path      string        `json:"path"`
+	Title     string        `json:"title"`
+	Author    string        `json:"author"`
+	Kind      document.Kind `json:"kind"`
+	Pages     int           `json:"pages"`
+	Chunks    int           `json:"chunks"`
+	Bytes     int64         `json:"bytes"`
+	Status    DocStatus     `json:"status"`
+	Error     string        `json:"error"`
+	Done      int           `json:"-"`
+	Total     int           `json:"-"`
+	Outline   string        `json:"-"` // JSON array of headings
+	AddedAt   time.Time     `json:"added_at"`
+	UpdatedAt time.Time     `json:"-"`
 }
 
 // Chunk is one passage of a document: a child, searched by vectors (table chunks), or a

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/carrel-app/carrel/backend/document"
 )
 
 // Transcript is the timed text of a recording (an audio or video file, a video's
@@ -20,8 +22,8 @@ type Transcript struct {
 	// Recognizer is the machine-readable source ("pocketsphinx", "whisper.cpp",
 	// "openai", "captions").
 	Recognizer string `json:"recognizer"`
-	// MediaKind is "audio" or "video".
-	MediaKind string `json:"media_kind"`
+	// MediaKind is document.KindAudio or document.KindVideo.
+	MediaKind document.Kind `json:"media_kind"`
 	// MediaPath is the local recording, or "" when the recording is on the web (MediaURL).
 	MediaPath string `json:"media_path"`
 	// MediaURL is a page that plays the recording (a video URL), or "".

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/document"
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/internal/testsites"
 )
@@ -182,7 +183,7 @@ func TestHackerNewsThread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.Kind != ingest.KindThread || !doc.PagePassages || len(doc.Pages) != 6 || doc.URL != th.URL {
+	if doc.Kind != document.KindThread || !doc.PagePassages || len(doc.Pages) != 6 || doc.URL != th.URL {
 		t.Fatalf("ingest: kind %q pages %d url %q", doc.Kind, len(doc.Pages), doc.URL)
 	}
 	if !strings.HasPrefix(doc.Pages[3].Text, "carol, answering bob:\n\n"+testsites.HNDeep) {

@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 	"unicode"
 
 	"github.com/carrel-app/carrel/backend/chunk"
+	"github.com/carrel-app/carrel/backend/document"
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/internal/testcorpus"
@@ -115,7 +116,7 @@ func TestCorpusCards(t *testing.T) {
 	defer lib.Close()
 	now := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 	type tally struct{ docs, pages, cards int }
-	byType := map[string]*tally{}
+	byType := map[document.Type]*tally{}
 	byKind := map[string]int{}
 	var all []library.Card
 	docs, pagesAll, skipped := 0, 0, 0
@@ -223,11 +224,11 @@ func TestCorpusCards(t *testing.T) {
 	}
 	t.Logf("%d documents (%d skipped: no text or unreadable), %d pages, %d cards: %.1f cards per 100 pages",
 		docs, skipped, pagesAll, len(all), 100*float64(len(all))/float64(pagesAll))
-	var types []string
+	var types []document.Type
 	for ty := range byType {
 		types = append(types, ty)
 	}
-	sort.Strings(types)
+	slices.Sort(types)
 	for _, ty := range types {
 		v := byType[ty]
 		t.Logf("  %-13s %2d documents %5d pages %5d cards: %5.1f per 100 pages", ty, v.docs, v.pages, v.cards, 100*float64(v.cards)/float64(v.pages))

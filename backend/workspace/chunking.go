@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/carrel-app/carrel/backend/chunk"
-	"github.com/carrel-app/carrel/backend/ingest"
+	"github.com/carrel-app/carrel/backend/document"
 )
 
 // ChunkField describes one numeric field of a chunking profile (chunk.Options), so the
@@ -27,10 +27,10 @@ type ChunkField struct {
 // ChunkSettings is the chunking section of the settings: the document types, each
 // type's sizes in force, and the built-in defaults.
 type ChunkSettings struct {
-	DocTypes []string                      `json:"doc_types"`
-	Profiles map[string]map[string]float64 `json:"profiles"`
-	Defaults map[string]map[string]float64 `json:"defaults"`
-	Fields   []ChunkField                  `json:"fields"`
+	DocTypes []document.Type                      `json:"doc_types"`
+	Profiles map[document.Type]map[string]float64 `json:"profiles"`
+	Defaults map[document.Type]map[string]float64 `json:"defaults"`
+	Fields   []ChunkField                         `json:"fields"`
 	// Error says why the library's chunking.json was not used (the defaults are then in force).
 	Error string `json:"error"`
 }
@@ -81,8 +81,8 @@ func (w *Workspace) chunkingPath() string {
 // chunking.json over the defaults.
 func (w *Workspace) ChunkSettings() ChunkSettings {
 	fields := chunkFields()
-	out := ChunkSettings{DocTypes: slices.Clone(ingest.DocTypes), Fields: fields,
-		Profiles: map[string]map[string]float64{}, Defaults: map[string]map[string]float64{}}
+	out := ChunkSettings{DocTypes: slices.Clone(document.Types), Fields: fields,
+		Profiles: map[document.Type]map[string]float64{}, Defaults: map[document.Type]map[string]float64{}}
 	cur, err := chunk.LoadProfiles(w.chunkingPath())
 	if err != nil {
 		out.Error = err.Error()
@@ -99,7 +99,7 @@ func (w *Workspace) ChunkSettings() ChunkSettings {
 // (only what differs from the defaults; all defaults remove the file) and returns them
 // as now in force. They apply to documents added afterwards. A bad value is an error
 // naming it as "type.field: what is wrong", one per line.
-func (w *Workspace) SetChunkSettings(profiles map[string]map[string]float64) (ChunkSettings, error) {
+func (w *Workspace) SetChunkSettings(profiles map[document.Type]map[string]float64) (ChunkSettings, error) {
 	fields := chunkFields()
 	if err := validateChunking(profiles, fields); err != nil {
 		return ChunkSettings{}, err
@@ -126,10 +126,10 @@ func (w *Workspace) SetChunkSettings(profiles map[string]map[string]float64) (Ch
 
 // overrides keeps the values of profiles that differ from the defaults, as chunking.json
 // holds them (whole numbers as integers).
-func overrides(profiles map[string]map[string]float64, fields []ChunkField) map[string]map[string]any {
+func overrides(profiles map[document.Type]map[string]float64, fields []ChunkField) map[document.Type]map[string]any {
 	def := chunk.DefaultProfiles()
-	file := map[string]map[string]any{}
-	for _, t := range ingest.DocTypes {
+	file := map[document.Type]map[string]any{}
+	for _, t := range document.Types {
 		p, ok := profiles[t]
 		if !ok {
 			continue
@@ -153,24 +153,33 @@ func overrides(profiles map[string]map[string]float64, fields []ChunkField) map[
 	return file
 }
 
+// typeList names the document types for a message: "paper, textbook, …".
+func typeList() string {
+	names := make([]string, len(document.Types))
+	for i, t := range document.Types {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
+}
+
 // validateChunking checks every value: a known type and field, a number in range, whole
 // where it counts characters, and for each family of sizes (target, min, max, or
 // child_target, child_min, child_max…) min ≤ target ≤ max.
-func validateChunking(profiles map[string]map[string]float64, fields []ChunkField) error {
+func validateChunking(profiles map[document.Type]map[string]float64, fields []ChunkField) error {
 	byName := map[string]ChunkField{}
 	for _, f := range fields {
 		byName[f.Name] = f
 	}
 	var errs []string
-	types := make([]string, 0, len(profiles))
+	types := make([]document.Type, 0, len(profiles))
 	for t := range profiles {
 		types = append(types, t)
 	}
 	slices.Sort(types)
 	for _, t := range types {
 		p := profiles[t]
-		if !slices.Contains(ingest.DocTypes, t) {
-			errs = append(errs, fmt.Sprintf("%s: not a document type (one of %s)", t, strings.Join(ingest.DocTypes, ", ")))
+		if !slices.Contains(document.Types, t) {
+			errs = append(errs, fmt.Sprintf("%s: not a document type (one of %s)", t, typeList()))
 			continue
 		}
 		names := make([]string, 0, len(p))

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/carrel-app/carrel/backend/chunk"
+	"github.com/carrel-app/carrel/backend/document"
 	"github.com/carrel-app/carrel/backend/engine"
-	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/retrieve"
 )
 
@@ -31,7 +31,7 @@ func TestChunkSettings(t *testing.T) {
 	cs := w.ChunkSettings()
 	// Each step works on the settings the steps before left.
 	t.Run("every type and numeric field is listed with its defaults", func(t *testing.T) {
-		if len(cs.DocTypes) != len(ingest.DocTypes) || cs.Error != "" {
+		if len(cs.DocTypes) != len(document.Types) || cs.Error != "" {
 			t.Fatalf("types %v, error %q", cs.DocTypes, cs.Error)
 		}
 		names := map[string]bool{}
@@ -43,23 +43,23 @@ func TestChunkSettings(t *testing.T) {
 				t.Fatalf("field %s missing from %+v", n, cs.Fields)
 			}
 		}
-		if len(cs.Profiles[ingest.TypePaper]) != len(cs.Fields) {
-			t.Fatalf("paper profile %v does not have every field", cs.Profiles[ingest.TypePaper])
+		if len(cs.Profiles[document.TypePaper]) != len(cs.Fields) {
+			t.Fatalf("paper profile %v does not have every field", cs.Profiles[document.TypePaper])
 		}
-		if cs.Defaults[ingest.TypePaper]["target"] != float64(chunk.DefaultProfiles()[ingest.TypePaper].Target) {
-			t.Fatalf("paper defaults %v", cs.Defaults[ingest.TypePaper])
+		if cs.Defaults[document.TypePaper]["target"] != float64(chunk.DefaultProfiles()[document.TypePaper].Target) {
+			t.Fatalf("paper defaults %v", cs.Defaults[document.TypePaper])
 		}
 	})
 
 	t.Run("a change is saved as an override and read back", func(t *testing.T) {
-		paper := cs.Profiles[ingest.TypePaper]
+		paper := cs.Profiles[document.TypePaper]
 		paper["target"], paper["max"] = 1500, 2100
-		got, err := w.SetChunkSettings(map[string]map[string]float64{ingest.TypePaper: paper, ingest.TypeMail: cs.Profiles[ingest.TypeMail]})
+		got, err := w.SetChunkSettings(map[document.Type]map[string]float64{document.TypePaper: paper, document.TypeMail: cs.Profiles[document.TypeMail]})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Profiles[ingest.TypePaper]["target"] != 1500 || got.Profiles[ingest.TypePaper]["max"] != 2100 {
-			t.Fatalf("after saving: %v", got.Profiles[ingest.TypePaper])
+		if got.Profiles[document.TypePaper]["target"] != 1500 || got.Profiles[document.TypePaper]["max"] != 2100 {
+			t.Fatalf("after saving: %v", got.Profiles[document.TypePaper])
 		}
 		b, err := os.ReadFile(filepath.Join(dir, chunk.ProfilesFile))
 		if err != nil {
@@ -67,18 +67,18 @@ func TestChunkSettings(t *testing.T) {
 		}
 		var file map[string]map[string]any
 		json.Unmarshal(b, &file)
-		if len(file) != 1 || len(file[ingest.TypePaper]) != 2 {
+		if len(file) != 1 || len(file[string(document.TypePaper)]) != 2 {
 			t.Fatalf("chunking.json holds more than the changes: %s", b)
 		}
-		if p, _ := chunk.LoadProfiles(filepath.Join(dir, chunk.ProfilesFile)); p.For(ingest.TypePaper).Target != 1500 {
-			t.Fatalf("the chunker would not use the new target: %+v", p.For(ingest.TypePaper))
+		if p, _ := chunk.LoadProfiles(filepath.Join(dir, chunk.ProfilesFile)); p.For(document.TypePaper).Target != 1500 {
+			t.Fatalf("the chunker would not use the new target: %+v", p.For(document.TypePaper))
 		}
 	})
 
 	t.Run("bad values are refused, naming type and field", func(t *testing.T) {
-		bad := map[string]map[string]float64{
-			ingest.TypePaper: {"target": 1000, "min": 1200, "max": 900.5, "overlap": 0.9},
-			"poetry":         {"target": 10},
+		bad := map[document.Type]map[string]float64{
+			document.TypePaper: {"target": 1000, "min": 1200, "max": 900.5, "overlap": 0.9},
+			"poetry":           {"target": 10},
 		}
 		_, err := w.SetChunkSettings(bad)
 		if err == nil {
@@ -89,7 +89,7 @@ func TestChunkSettings(t *testing.T) {
 				t.Errorf("error %q does not say %q", err, want)
 			}
 		}
-		if w.ChunkSettings().Profiles[ingest.TypePaper]["target"] != 1500 {
+		if w.ChunkSettings().Profiles[document.TypePaper]["target"] != 1500 {
 			t.Fatal("a refused change altered the settings")
 		}
 	})
@@ -110,7 +110,7 @@ func TestChunkSettings(t *testing.T) {
 			return docs[0].Chunks
 		}
 		before := chunksOf()
-		small := map[string]map[string]float64{}
+		small := map[document.Type]map[string]float64{}
 		for _, ty := range cs.DocTypes {
 			p := map[string]float64{}
 			for k, v := range cs.Profiles[ty] {

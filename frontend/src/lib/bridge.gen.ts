@@ -219,7 +219,7 @@ export type CacheStatus = {
 
 /** github.com/carrel-app/carrel/backend/workspace.ChunkSettings */
 export type ChunkSettings = {
-  doc_types: string[];
+  doc_types: DocumentType[];
   profiles: Record<string, Record<string, number>>;
   defaults: Record<string, Record<string, number>>;
   fields: ChunkField[];
@@ -295,7 +295,7 @@ export type Document = {
   id: string;
   path: string;
   title: string;
-  kind: string;
+  kind: DocumentKind;
   pages: number;
   chunks: number;
   bytes: number;
@@ -510,7 +510,7 @@ export type Transcript = {
   source: string;
   recognizer: string;
   advice: string;
-  media_kind: string;
+  media_kind: DocumentKind;
   media_url: string;
   external: boolean;
   duration: number;
@@ -654,6 +654,9 @@ export type Memory = {
 /** github.com/carrel-app/carrel/backend/chat.CacheMatch */
 export type CacheMatch = "meaning" | "words";
 
+/** github.com/carrel-app/carrel/backend/document.Type */
+export type DocumentType = "paper" | "textbook" | "documentation" | "code" | "mail" | "general";
+
 /** github.com/carrel-app/carrel/backend/workspace.ChunkField */
 export type ChunkField = {
   name: string;
@@ -712,6 +715,9 @@ export type SessionMessage = {
   claims: Claim[];
   cached?: CachedFrom | null;
 };
+
+/** github.com/carrel-app/carrel/backend/document.Kind */
+export type DocumentKind = "pdf" | "text" | "docx" | "epub" | "email" | "html" | "code" | "thread" | "audio" | "video";
 
 /** github.com/carrel-app/carrel/backend/library.DocStatus */
 export type DocStatus = "queued" | "extracting" | "embedding" | "ready" | "failed" | "removed" | "fetching";
@@ -903,13 +909,13 @@ export type Result = {
   pages: number;
   chunks: number;
   error: string;
-  doc_type?: string;
+  doc_type?: DocumentType;
   ocr_pages?: number[];
   warnings?: string[];
   attachments?: Result[];
   url?: string;
   replaced?: string[];
-  kind?: string;
+  kind?: DocumentKind;
   transcript?: string;
   duration?: number;
 };

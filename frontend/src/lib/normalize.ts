@@ -12,6 +12,8 @@ import type {
   DocStatus,
   Document,
   DocumentEvent,
+  DocumentKind,
+  DocumentType,
   OnlineSettings,
   Hit,
   AnswerMode,
@@ -91,7 +93,8 @@ export function documentEvent(v: unknown): DocumentEvent {
     id: str(o.id),
     path: str(o.path),
     title: str(o.title),
-    kind: str(o.kind),
+    // Go's document.Kind; a file of no kind Carrel reads keeps its extension as its kind.
+    kind: str(o.kind) as DocumentKind,
     pages: num(o.pages),
     chunks: num(o.chunks),
     bytes: num(o.bytes),
@@ -415,7 +418,7 @@ function numbers(v: unknown): Record<string, number> {
 
 export function chunkSettings(v: unknown): ChunkSettings {
   const o = obj(v);
-  const types = (Array.isArray(o.doc_types) ? o.doc_types : []).filter((t): t is string => typeof t === 'string');
+  const types = (Array.isArray(o.doc_types) ? o.doc_types : []).filter((t): t is DocumentType => typeof t === 'string');
   const fields: ChunkField[] = (Array.isArray(o.fields) ? o.fields : []).map((f) => {
     const x = obj(f);
     return { name: str(x.name), integer: x.integer === true, min: num(x.min), max: num(x.max) };

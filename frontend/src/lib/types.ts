@@ -17,6 +17,8 @@ export type {
   CloudSettings,
   DayCount,
   DeckStats,
+  DocumentKind,
+  DocumentType,
   Latency,
   LibraryFolder,
   ModelResult,
