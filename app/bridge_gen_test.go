@@ -206,9 +206,9 @@ func (g *tsGen) ts(t reflect.Type) string {
 	return ""
 }
 
-// vague are Go type names that say little without their package (document.Kind): in
-// TypeScript the package's name goes first (DocumentKind).
-var vague = map[string]bool{"Kind": true, "Type": true}
+// vague are Go type names that say little without their package (document.Kind,
+// provider.Name): in TypeScript the package's name goes first (DocumentKind, ProviderName).
+var vague = map[string]bool{"Kind": true, "Type": true, "Name": true}
 
 // named gives a declared type its TypeScript name, queueing its declaration.
 func (g *tsGen) named(t reflect.Type) string {

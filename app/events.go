@@ -4,6 +4,7 @@ import (
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/provider"
 )
 
 // Event names an event the backend sends to the frontend, as area:what. Each carries
@@ -117,7 +118,7 @@ type AnswerDone struct {
 	Model      string             `json:"model"`
 	Mode       library.AnswerMode `json:"mode"`
 	Note       string             `json:"note"`
-	Provider   string             `json:"provider"`
+	Provider   provider.Name      `json:"provider"`
 	Truncated  bool               `json:"truncated"`
 	Question   string             `json:"question"`
 	Standalone string             `json:"standalone"`

@@ -11,6 +11,7 @@ import (
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/carrel-app/carrel/backend/provider"
 )
 
 // track registers a cancellable job (an answer, a summary) under a new id with kind as
@@ -184,10 +185,10 @@ func (a *App) SetCloudSettings(s engine.CloudSettings) (engine.CloudSettings, er
 	return a.eng().CloudSettings(), nil
 }
 
-// SetAPIKey stores a provider's API key ("openai" or "anthropic") in the OS keyring.
+// SetAPIKey stores a cloud provider's API key (OpenAI's or Anthropic's) in the OS keyring.
 // Where the machine has no keyring service the error says which environment variable to
 // set instead.
-func (a *App) SetAPIKey(provider, key string) (engine.CloudSettings, error) {
+func (a *App) SetAPIKey(provider provider.Name, key string) (engine.CloudSettings, error) {
 	defer a.ws.Enter()()
 	if err := llm.SetAPIKey(provider, key); err != nil {
 		return engine.CloudSettings{}, err
@@ -198,7 +199,7 @@ func (a *App) SetAPIKey(provider, key string) (engine.CloudSettings, error) {
 }
 
 // DeleteAPIKey removes a provider's API key from the OS keyring.
-func (a *App) DeleteAPIKey(provider string) (engine.CloudSettings, error) {
+func (a *App) DeleteAPIKey(provider provider.Name) (engine.CloudSettings, error) {
 	defer a.ws.Enter()()
 	if err := llm.DeleteAPIKey(provider); err != nil {
 		return engine.CloudSettings{}, err

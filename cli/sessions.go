@@ -12,7 +12,7 @@ import (
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/llm"
-	"github.com/carrel-app/carrel/backend/settings"
+	"github.com/carrel-app/carrel/backend/provider"
 )
 
 // printAnswerFooter tells, after a streamed answer, what it used and how to follow up.
@@ -138,13 +138,13 @@ func showSession(ctx context.Context, eng *engine.Engine, id string, asJSON bool
 }
 
 // applyAnswerFlags applies --provider, --cloud-model and --budget over config.json.
-func applyAnswerFlags(cfg *engine.Config, provider, cloudModel string, budget float64) error {
-	switch p := settings.Provider(provider); p {
+func applyAnswerFlags(cfg *engine.Config, name, cloudModel string, budget float64) error {
+	switch p := provider.Name(name); p {
 	case "":
 	case engine.ProviderOllama, engine.ProviderOpenAI, engine.ProviderAnthropic:
 		cfg.Provider = p
 	default:
-		return fmt.Errorf("--provider %q: use ollama, openai or anthropic", provider)
+		return fmt.Errorf("--provider %q: use ollama, openai or anthropic", name)
 	}
 	if cloudModel != "" {
 		switch cfg.Provider {
@@ -175,7 +175,7 @@ func keysCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) er
 	switch {
 	case args[0] == "status":
 		s := eng.CloudSettings()
-		for _, p := range []string{string(engine.ProviderOpenAI), string(engine.ProviderAnthropic)} {
+		for _, p := range []provider.Name{engine.ProviderOpenAI, engine.ProviderAnthropic} {
 			switch src := s.Keys[p]; src {
 			case "":
 				fmt.Fprintf(env.Stdout, "%s: no key (%s)\n", p, s.KeyError[p])
@@ -194,13 +194,13 @@ func keysCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) er
 		if _, err := fmt.Fscanln(in, &key); err != nil {
 			return fmt.Errorf("read the key from standard input: %w", err)
 		}
-		if err := llm.SetAPIKey(args[1], key); err != nil {
+		if err := llm.SetAPIKey(provider.Name(args[1]), key); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stderr, "\nstored in the OS keyring as %s/%s\n", llm.KeyringService, args[1])
 		return nil
 	case args[0] == "delete" && len(args) == 2:
-		return llm.DeleteAPIKey(args[1])
+		return llm.DeleteAPIKey(provider.Name(args[1]))
 	}
 	return usageError{errors.New(keysUsage)}
 }

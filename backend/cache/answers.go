@@ -16,6 +16,7 @@ import (
 	"github.com/carrel-app/carrel/backend/crashpoint"
 	"github.com/carrel-app/carrel/backend/index"
 	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/provider"
 )
 
 // Dir is the cache's vector index folder inside the library folder.
@@ -125,12 +126,12 @@ var dateSuffix = regexp.MustCompile(`-(?:\d{4}-\d{2}-\d{2}|\d{8}|latest)$`)
 // Family is what a cached answer must share with the model answering now: the
 // provider and the model without its size or quantisation tag or date ("llama3.2:3b" →
 // "ollama/llama3.2", "gpt-4.1-mini-2025-04-14" → "openai/gpt-4.1-mini").
-func Family(provider, model string) string {
-	if provider == "" || model == "" {
+func Family(p provider.Name, model string) string {
+	if p == "" || model == "" {
 		return ""
 	}
 	name, _, _ := strings.Cut(model, ":")
-	return provider + "/" + dateSuffix.ReplaceAllString(strings.ToLower(name), "")
+	return string(p) + "/" + dateSuffix.ReplaceAllString(strings.ToLower(name), "")
 }
 
 // Scope is what a question searched: its scope's canonical key, the ready documents in

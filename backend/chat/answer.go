@@ -12,6 +12,7 @@ import (
 
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/carrel-app/carrel/backend/provider"
 )
 
 // Answer modes: how an answer was produced (declared in backend/library, which stores them).
@@ -46,8 +47,8 @@ type Answer struct {
 	Truncated bool `json:"truncated,omitempty"`
 	// Stopped is set when the user stopped the answer; Text holds what arrived.
 	Stopped bool `json:"stopped,omitempty"`
-	// Provider is "ollama", "openai" or "anthropic" ("" when no model answered).
-	Provider string `json:"provider,omitempty"`
+	// Provider answered ("" when no model answered).
+	Provider provider.Name `json:"provider,omitempty"`
 	// Question is the question as asked; Standalone is the rewritten form used for
 	// retrieval and the prompt, when a follow-up needed one.
 	Question   string `json:"question,omitempty"`

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/carrel-app/carrel/backend/provider"
 )
 
 var passages = []Passage{
@@ -112,7 +113,7 @@ func TestRespondWithoutModel(t *testing.T) {
 
 type cutShort struct{}
 
-func (cutShort) Name() string { return "fake" }
+func (cutShort) Name() provider.Name { return "fake" }
 func (cutShort) Chat(_ context.Context, _ llm.ChatRequest, fn func(llm.Delta) error) (*llm.Usage, error) {
 	fn(llm.Delta{Text: "He went to the woods "})
 	fn(llm.Delta{Text: "to live deliberately."})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/carrel-app/carrel/backend/provider"
 	"github.com/carrel-app/carrel/internal/testollama"
 )
 
@@ -75,7 +76,7 @@ func TestCleanRewrite(t *testing.T) {
 
 type scripted struct{ reply string }
 
-func (scripted) Name() string { return "fake" }
+func (scripted) Name() provider.Name { return "fake" }
 func (s scripted) Chat(_ context.Context, req llm.ChatRequest, fn func(llm.Delta) error) (*llm.Usage, error) {
 	fn(llm.Delta{Text: s.reply})
 	return &llm.Usage{PromptTokens: 50, CompletionTokens: 9}, nil

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/carrel-app/carrel/backend/llm"
-	"github.com/carrel-app/carrel/backend/settings"
+	"github.com/carrel-app/carrel/backend/provider"
 )
 
 // newOllama makes the Ollama client, dialling through cfg.Dial when set.
@@ -24,7 +24,7 @@ func newOllama(cfg Config) *llm.Ollama {
 // CloudSettings are the answering settings as Settings shows them: never the keys, only
 // whether each provider has one and where it comes from.
 type CloudSettings struct {
-	Provider         settings.Provider    `json:"provider"`
+	Provider         provider.Name        `json:"provider"`
 	OpenAIModel      string               `json:"openai_model"`
 	AnthropicModel   string               `json:"anthropic_model"`
 	OpenAIBaseURL    string               `json:"openai_base_url"`
@@ -34,8 +34,8 @@ type CloudSettings struct {
 	KeepAlive        string               `json:"keep_alive"`
 	// Keys says, per cloud provider, where its key comes from: "keyring",
 	// "environment" or "" (none); KeyError explains a missing one.
-	Keys     map[string]llm.KeySource `json:"keys"`
-	KeyError map[string]string        `json:"key_error"`
+	Keys     map[provider.Name]llm.KeySource `json:"keys"`
+	KeyError map[provider.Name]string        `json:"key_error"`
 	// BuiltinPrices is the dated built-in table the overrides apply to.
 	BuiltinPrices map[string]llm.Price `json:"builtin_prices"`
 	PricesAsOf    string               `json:"prices_as_of"`
@@ -46,7 +46,7 @@ func (e *Engine) CloudSettings() CloudSettings {
 	ac := e.Config().AnswerConfig
 	s := CloudSettings{Provider: ac.Provider, OpenAIModel: ac.OpenAIModel, AnthropicModel: ac.AnthropicModel,
 		OpenAIBaseURL: ac.OpenAIBaseURL, AnthropicBaseURL: ac.AnthropicBaseURL, BudgetUSD: ac.BudgetUSD,
-		Prices: ac.Prices, KeepAlive: ac.KeepAlive, Keys: map[string]llm.KeySource{}, KeyError: map[string]string{},
+		Prices: ac.Prices, KeepAlive: ac.KeepAlive, Keys: map[provider.Name]llm.KeySource{}, KeyError: map[provider.Name]string{},
 		BuiltinPrices: llm.Prices, PricesAsOf: llm.PricesAsOf}
 	if s.Provider == "" {
 		s.Provider = ProviderOllama
@@ -60,7 +60,7 @@ func (e *Engine) CloudSettings() CloudSettings {
 	if s.Prices == nil {
 		s.Prices = map[string]llm.Price{}
 	}
-	for _, p := range []string{string(ProviderOpenAI), string(ProviderAnthropic)} {
+	for _, p := range []provider.Name{ProviderOpenAI, ProviderAnthropic} {
 		_, src, err := llm.APIKey(p)
 		s.Keys[p] = src
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/carrel-app/carrel/backend/provider"
 	"github.com/carrel-app/carrel/backend/settings"
 )
 
@@ -26,9 +27,9 @@ const (
 
 // Providers.
 const (
-	ProviderOllama    = settings.ProviderOllama
-	ProviderOpenAI    = settings.ProviderOpenAI
-	ProviderAnthropic = settings.ProviderAnthropic
+	ProviderOllama    = provider.Ollama
+	ProviderOpenAI    = provider.OpenAI
+	ProviderAnthropic = provider.Anthropic
 )
 
 // LoadConfig reads DIR/config.json if it exists; a missing file gives an empty Config.

@@ -23,8 +23,8 @@ import (
 	"github.com/carrel-app/carrel/backend/llm"
 	"github.com/carrel-app/carrel/backend/memory"
 	"github.com/carrel-app/carrel/backend/online"
+	"github.com/carrel-app/carrel/backend/provider"
 	"github.com/carrel-app/carrel/backend/retrieve"
-	"github.com/carrel-app/carrel/backend/settings"
 	"github.com/carrel-app/carrel/backend/summary"
 )
 
@@ -175,8 +175,8 @@ type Status struct {
 	Documents  int        `json:"documents"`
 	Chunks     int        `json:"chunks"`
 	// Provider and AnswerModel answer questions: Ollama's chat model, or a cloud model.
-	Provider    settings.Provider `json:"provider"`
-	AnswerModel string            `json:"answer_model"`
+	Provider    provider.Name `json:"provider"`
+	AnswerModel string        `json:"answer_model"`
 	// ReadOnly: the library's folder cannot be written, and ReadOnlyReason says so for a
 	// banner; searching and reading work, changes are refused.
 	ReadOnly       bool   `json:"read_only,omitempty"`

@@ -47,7 +47,7 @@ func (t *openAITranscriber) Transcribe(ctx context.Context, wav string, seconds 
 	if meter.BudgetUSD > 0 && meter.BudgetUsed >= 1 {
 		return nil, fmt.Errorf("%w: $%.2f of the $%.2f budget is spent; raise the cap in Settings or choose a local recogniser", ErrBudgetExceeded, meter.TotalUSD, meter.BudgetUSD)
 	}
-	key, _, err := llm.APIKey(string(ProviderOpenAI))
+	key, _, err := llm.APIKey(ProviderOpenAI)
 	if err != nil {
 		return nil, err
 	}

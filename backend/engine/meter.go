@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/carrel-app/carrel/backend/llm"
-	"github.com/carrel-app/carrel/backend/settings"
+	"github.com/carrel-app/carrel/backend/provider"
 )
 
 // ErrBudgetExceeded means the cloud budget cap is spent: no cloud answer until the user
@@ -29,9 +29,9 @@ type Meter struct {
 	// Warning is set from 80% of the budget.
 	Warning string `json:"warning"`
 	// Provider and Model answer now; PricesAsOf dates the built-in price table.
-	Provider   settings.Provider `json:"provider"`
-	Model      string            `json:"model"`
-	PricesAsOf string            `json:"prices_as_of"`
+	Provider   provider.Name `json:"provider"`
+	Model      string        `json:"model"`
+	PricesAsOf string        `json:"prices_as_of"`
 }
 
 // Meter sums the cost ledger and compares it with the budget.
@@ -58,7 +58,7 @@ func (e *Engine) Meter(ctx context.Context) (Meter, error) {
 }
 
 // providerModel names the provider and model that answer now.
-func (e *Engine) providerModel() (settings.Provider, string) {
+func (e *Engine) providerModel() (provider.Name, string) {
 	cfg := e.Config()
 	switch cfg.Provider {
 	case ProviderOpenAI:

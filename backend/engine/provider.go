@@ -9,7 +9,7 @@ import (
 
 	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/llm"
-	"github.com/carrel-app/carrel/backend/settings"
+	"github.com/carrel-app/carrel/backend/provider"
 )
 
 // answerModel picks the model that answers now. With a cloud provider chosen it needs an
@@ -18,14 +18,14 @@ import (
 // passages answer, with the reason).
 func (e *Engine) answerModel(ctx context.Context, st Status, overrideBudget bool) (asking.Model, error) {
 	cfg := e.Config()
-	provider, model := e.providerModel()
-	if provider == ProviderOllama {
+	p, model := e.providerModel()
+	if p == ProviderOllama {
 		if !st.chatOK {
 			return asking.Model{Reason: st.Reason + " " + st.Fix}, nil
 		}
 		return asking.Model{Provider: e.ollama, Name: model, NumCtx: e.contextLength(ctx, model), Local: true}, nil
 	}
-	key, _, err := llm.APIKey(string(provider))
+	key, _, err := llm.APIKey(p)
 	if err != nil {
 		return asking.Model{}, err
 	}
@@ -47,7 +47,7 @@ func (e *Engine) answerModel(ctx context.Context, st Status, overrideBudget bool
 		m.Warning = meter.Warning
 	}
 	opt := llm.CloudOptions{APIKey: key, HTTPClient: e.httpClient(), MaxRetries: -1}
-	switch provider {
+	switch p {
 	case ProviderOpenAI:
 		opt.BaseURL = cfg.OpenAIBaseURL
 		m.Provider = llm.NewOpenAI(opt)
@@ -55,7 +55,7 @@ func (e *Engine) answerModel(ctx context.Context, st Status, overrideBudget bool
 		opt.BaseURL = cfg.AnthropicBaseURL
 		m.Provider = llm.NewAnthropic(opt)
 	default:
-		return asking.Model{}, fmt.Errorf("unknown provider %q in settings: use ollama, openai or anthropic", provider)
+		return asking.Model{}, fmt.Errorf("unknown provider %q in settings: use ollama, openai or anthropic", p)
 	}
 	return m, nil
 }
@@ -78,16 +78,16 @@ func httpClientFor(cfg Config) *http.Client {
 // depends on its key, not on Ollama's chat model; search still depends on Ollama's
 // embedding model.
 func (e *Engine) answerStatus(st *Status) {
-	provider, model := e.providerModel()
-	st.Provider, st.AnswerModel = provider, model
-	if provider == ProviderOllama {
+	p, model := e.providerModel()
+	st.Provider, st.AnswerModel = p, model
+	if p == ProviderOllama {
 		return
 	}
-	name := map[settings.Provider]string{ProviderOpenAI: "OpenAI", ProviderAnthropic: "Anthropic"}[provider]
-	if _, _, err := llm.APIKey(string(provider)); err != nil {
+	name := map[provider.Name]string{ProviderOpenAI: "OpenAI", ProviderAnthropic: "Anthropic"}[p]
+	if _, _, err := llm.APIKey(p); err != nil {
 		st.Mode = ModeNoModel
 		st.Reason = fmt.Sprintf("Answers come from %s %s, but there is no API key for it.", name, model)
-		st.Fix = fmt.Sprintf("Add the %s API key in Settings (or set %s), or switch answers to the local model.", name, llm.KeyEnv(string(provider)))
+		st.Fix = fmt.Sprintf("Add the %s API key in Settings (or set %s), or switch answers to the local model.", name, llm.KeyEnv(p))
 		return
 	}
 	if st.embedOK {

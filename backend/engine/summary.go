@@ -8,7 +8,6 @@ import (
 
 	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/llm"
-	"github.com/carrel-app/carrel/backend/settings"
 	"github.com/carrel-app/carrel/backend/summary"
 )
 
@@ -58,7 +57,7 @@ func (p summaryPort) Model(ctx context.Context) *summary.Model {
 	}
 	name := e.Config().ChatModel
 	numCtx := e.contextLength(ctx, name)
-	m := &summary.Model{Provider: string(settings.ProviderOllama), Name: name, NumCtx: numCtx, Complete: e.ollamaComplete(name, numCtx)}
+	m := &summary.Model{Provider: ProviderOllama, Name: name, NumCtx: numCtx, Complete: e.ollamaComplete(name, numCtx)}
 	if st := e.Status(ctx); st.embedOK {
 		emb := e.embedding(st)
 		m.Embed = func(ctx context.Context, sents, passages []string) ([][]float32, error) {

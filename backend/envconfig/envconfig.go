@@ -12,6 +12,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/carrel-app/carrel/backend/provider"
 )
 
 // Var describes one environment variable.
@@ -99,11 +101,11 @@ func OllamaBin() string { return get(OllamaBinVar) }
 // of one compiled for this CPU (internal/testollama).
 func OllamaTuneOff() bool { return strings.EqualFold(get(OllamaTuneVar), "off") }
 
-// APIKey is a cloud provider's key from the environment ("openai": OPENAI_API_KEY,
-// "anthropic": ANTHROPIC_API_KEY); the OS keyring is asked first (backend/llm). "" for an
+// APIKey is a cloud provider's key from the environment (provider.OpenAI: OPENAI_API_KEY,
+// provider.Anthropic: ANTHROPIC_API_KEY); the OS keyring is asked first (backend/llm). "" for an
 // unknown provider or an unset variable.
-func APIKey(provider string) string {
-	name := APIKeyVar(provider)
+func APIKey(p provider.Name) string {
+	name := APIKeyVar(p)
 	if name == "" {
 		return ""
 	}
@@ -144,11 +146,11 @@ func HoldKeys() {
 }
 
 // APIKeyVar is the variable holding a provider's key, or "" for an unknown provider.
-func APIKeyVar(provider string) string {
-	switch provider {
-	case "openai":
+func APIKeyVar(p provider.Name) string {
+	switch p {
+	case provider.OpenAI:
 		return OpenAIKeyVar
-	case "anthropic":
+	case provider.Anthropic:
 		return AnthropicKeyVar
 	}
 	return ""
@@ -198,7 +200,7 @@ func Language() string {
 func All() []Var {
 	hidden := func(name string) func() string {
 		return func() string {
-			if get(name) == "" && APIKey(strings.ToLower(strings.TrimSuffix(name, "_API_KEY"))) == "" {
+			if get(name) == "" && APIKey(provider.Name(strings.ToLower(strings.TrimSuffix(name, "_API_KEY")))) == "" {
 				return ""
 			}
 			return "(set)"

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/carrel-app/carrel/backend/provider"
 )
 
 // CacheEntry is a reusable answer. The answer's citations and claims are kept as JSON
@@ -18,7 +20,9 @@ type CacheEntry struct {
 	// Scope is the sorted document ids searched, comma-separated ("" = whole library).
 	Scope string
 	// Family is the answering model's family (provider/model without tag).
-	Family, Provider, Model string
+	Family   string
+	Provider provider.Name
+	Model    string
 	// Fingerprint is the hash of the ready documents in scope when it was answered.
 	Fingerprint string
 	// EmbedModel embedded Question into the cache's vector index ("" = not embedded).

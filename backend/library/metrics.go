@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/carrel-app/carrel/backend/provider"
 )
 
 // AnswerMetric is what one answer cost and how long it took.
 type AnswerMetric struct {
 	At               time.Time
 	Mode             AnswerMode
-	Provider, Model  string
+	Provider         provider.Name
+	Model            string
 	Cached           bool // served from the answer cache
 	Status           MessageStatus
 	RetrievalMS      float64

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/carrel-app/carrel/backend/provider"
 )
 
 // MessageStatus is how an answer ended.
@@ -39,10 +41,10 @@ type Session struct {
 	// DocIDs is the scope the session asks over; empty means the whole library.
 	DocIDs []string `json:"doc_ids"`
 	// Provider and Model answered the latest question.
-	Provider  string    `json:"provider"`
-	Model     string    `json:"model"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Provider  provider.Name `json:"provider"`
+	Model     string        `json:"model"`
+	CreatedAt time.Time     `json:"created_at"`
+	UpdatedAt time.Time     `json:"updated_at"`
 	// Messages and CostUSD are filled by [Library.Sessions] and [Library.Session].
 	Messages int     `json:"messages"`
 	CostUSD  float64 `json:"cost_usd"`
@@ -60,7 +62,7 @@ type Message struct {
 	Status           MessageStatus `json:"status"`
 	Mode             AnswerMode    `json:"mode"`
 	Note             string        `json:"note"`
-	Provider         string        `json:"provider"`
+	Provider         provider.Name `json:"provider"`
 	Model            string        `json:"model"`
 	PromptTokens     int           `json:"prompt_tokens"`
 	CompletionTokens int           `json:"completion_tokens"`

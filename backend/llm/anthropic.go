@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/carrel-app/carrel/backend/provider"
 )
 
 const (
@@ -38,8 +40,8 @@ func NewAnthropic(opt CloudOptions) *Anthropic {
 	return &Anthropic{client: newCloudClient(opt, h), base: base}
 }
 
-// Name returns "anthropic".
-func (a *Anthropic) Name() string { return "anthropic" }
+// Name returns provider.Anthropic.
+func (a *Anthropic) Name() provider.Name { return provider.Anthropic }
 
 type anthropicText struct {
 	Type string `json:"type"` // "text"

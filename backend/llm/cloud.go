@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/carrel-app/carrel/backend/provider"
 )
 
 // Errors of cloud providers. Match them with [errors.Is]; the returned errors wrap them
@@ -67,7 +69,7 @@ func (e apiError) err(cause error) error {
 
 // streamEnd turns the end of a stream into the Chat result: a cancelled context, a
 // provider error, or a stream that stopped before its end (partial answer).
-func streamEnd(ctx context.Context, provider, model string, err error, finished bool, classify func(error) error) error {
+func streamEnd(ctx context.Context, provider provider.Name, model string, err error, finished bool, classify func(error) error) error {
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()

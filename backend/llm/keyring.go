@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/carrel-app/carrel/backend/envconfig"
+	"github.com/carrel-app/carrel/backend/provider"
 	"github.com/zalando/go-keyring"
 )
 
@@ -18,7 +19,7 @@ const KeyringService = "Carrel"
 var ErrNoKeyring = errors.New("no keyring service on this machine")
 
 // KeyEnv names the environment variable that can hold provider's API key.
-func KeyEnv(provider string) string { return envconfig.APIKeyVar(provider) }
+func KeyEnv(provider provider.Name) string { return envconfig.APIKeyVar(provider) }
 
 // KeySource is where a provider's API key comes from.
 type KeySource string
@@ -30,7 +31,7 @@ const (
 	KeySourceNone    KeySource = "" // no key
 )
 
-func checkProvider(provider string) error {
+func checkProvider(provider provider.Name) error {
 	if envconfig.APIKeyVar(provider) == "" {
 		return fmt.Errorf("unknown provider %q: use openai or anthropic", provider)
 	}
@@ -40,7 +41,7 @@ func checkProvider(provider string) error {
 // SetAPIKey stores a provider's API key in the OS keyring. Keys are never written to
 // the library or to logs. Where there is no keyring service it returns an error wrapping
 // [ErrNoKeyring] that names the environment variable to use instead.
-func SetAPIKey(provider, key string) error {
+func SetAPIKey(provider provider.Name, key string) error {
 	if err := checkProvider(provider); err != nil {
 		return err
 	}
@@ -48,18 +49,18 @@ func SetAPIKey(provider, key string) error {
 	if key == "" {
 		return errors.New("the API key is empty")
 	}
-	if err := keyring.Set(KeyringService, provider, key); err != nil {
+	if err := keyring.Set(KeyringService, string(provider), key); err != nil {
 		return noKeyring(provider, err)
 	}
 	return nil
 }
 
 // DeleteAPIKey removes a provider's key from the keyring; a missing key is no error.
-func DeleteAPIKey(provider string) error {
+func DeleteAPIKey(provider provider.Name) error {
 	if err := checkProvider(provider); err != nil {
 		return err
 	}
-	if err := keyring.Delete(KeyringService, provider); err != nil && !errors.Is(err, keyring.ErrNotFound) {
+	if err := keyring.Delete(KeyringService, string(provider)); err != nil && !errors.Is(err, keyring.ErrNotFound) {
 		return noKeyring(provider, err)
 	}
 	return nil
@@ -68,11 +69,11 @@ func DeleteAPIKey(provider string) error {
 // APIKey returns a provider's API key and where it came from: the OS keyring first,
 // then the provider's environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY). With
 // neither it returns an error wrapping [ErrNoAPIKey] saying how to set one.
-func APIKey(provider string) (key string, source KeySource, err error) {
+func APIKey(provider provider.Name) (key string, source KeySource, err error) {
 	if err := checkProvider(provider); err != nil {
 		return "", "", err
 	}
-	key, kerr := keyring.Get(KeyringService, provider)
+	key, kerr := keyring.Get(KeyringService, string(provider))
 	if kerr == nil && key != "" {
 		return key, KeySourceKeyring, nil
 	}
@@ -86,7 +87,7 @@ func APIKey(provider string) (key string, source KeySource, err error) {
 }
 
 // noKeyring explains a keyring failure without repeating anything secret.
-func noKeyring(provider string, cause error) error {
+func noKeyring(provider provider.Name, cause error) error {
 	return fmt.Errorf("%w (%v): set %s in Carrel's environment instead; Carrel never stores keys in its library or logs",
 		ErrNoKeyring, cause, envconfig.APIKeyVar(provider))
 }

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/carrel-app/carrel/backend/provider"
 )
 
 // Provider generates a chat answer, streaming it piece by piece.
@@ -19,8 +21,8 @@ type Provider interface {
 	// returns an error wrapping [ErrTruncated] after fn has seen the partial
 	// answer.
 	Chat(ctx context.Context, req ChatRequest, fn func(Delta) error) (*Usage, error)
-	// Name identifies the provider: "ollama", "openai", "anthropic".
-	Name() string
+	// Name identifies the provider.
+	Name() provider.Name
 }
 
 // Role is who speaks a message.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/provider"
 	"github.com/ollama/ollama/api"
 )
 
@@ -102,7 +103,7 @@ const (
 
 // Suggestion is a model Carrel recommends for a machine without a GPU.
 type Suggestion struct {
-	Name string `json:"name"`
+	Name string    `json:"name"`
 	Role ModelRole `json:"role"`
 	// Download is the approximate download size, for people on slow links.
 	Download string `json:"download"`
@@ -192,7 +193,7 @@ func withoutKeys(env []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if k != KeyEnv("openai") && k != KeyEnv("anthropic") {
+		if k != KeyEnv(provider.OpenAI) && k != KeyEnv(provider.Anthropic) {
 			out = append(out, kv)
 		}
 	}

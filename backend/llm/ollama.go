@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/carrel-app/carrel/backend/envconfig"
+	"github.com/carrel-app/carrel/backend/provider"
 	"github.com/ollama/ollama/api"
 )
 
@@ -122,8 +123,8 @@ func parseHost(s string) *url.URL {
 	return u
 }
 
-// Name returns "ollama".
-func (o *Ollama) Name() string { return "ollama" }
+// Name returns provider.Ollama.
+func (o *Ollama) Name() provider.Name { return provider.Ollama }
 
 // Host returns the server's base URL, such as http://127.0.0.1:11434.
 func (o *Ollama) Host() string { return o.host }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/carrel-app/carrel/backend/provider"
 )
 
 // openAIBase is OpenAI's API; CloudOptions.BaseURL replaces it (a proxy, a test server).
@@ -32,8 +34,8 @@ func NewOpenAI(opt CloudOptions) *OpenAI {
 	return &OpenAI{client: newCloudClient(opt, h), base: base}
 }
 
-// Name returns "openai".
-func (o *OpenAI) Name() string { return "openai" }
+// Name returns provider.OpenAI.
+func (o *OpenAI) Name() provider.Name { return provider.OpenAI }
 
 type openAIMessage struct {
 	Role    Role   `json:"role"`

@@ -15,6 +15,7 @@ import (
 
 	"github.com/carrel-app/carrel/backend/envconfig"
 	"github.com/carrel-app/carrel/backend/llm"
+	"github.com/carrel-app/carrel/backend/provider"
 )
 
 // Default models: small enough for a CPU-only laptop, good enough to study with.
@@ -157,7 +158,7 @@ func Save(dir string, c Config) error {
 type AnswerConfig struct {
 	// Provider answers questions: "ollama" (default), "openai" or "anthropic". Cloud
 	// providers are used only when chosen here (or by --provider).
-	Provider Provider `json:"provider,omitempty"`
+	Provider provider.Name `json:"provider,omitempty"`
 	// OpenAIModel and AnthropicModel are the cloud models; defaults DefaultOpenAIModel
 	// and DefaultAnthropicModel.
 	OpenAIModel    string `json:"openai_model,omitempty"`
@@ -184,14 +185,4 @@ type AnswerConfig struct {
 const (
 	DefaultOpenAIModel    = "gpt-4.1-mini"
 	DefaultAnthropicModel = "claude-haiku-4-5"
-)
-
-// Provider names who answers questions.
-type Provider string
-
-// Providers.
-const (
-	ProviderOllama    Provider = "ollama"
-	ProviderOpenAI    Provider = "openai"
-	ProviderAnthropic Provider = "anthropic"
 )

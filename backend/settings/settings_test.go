@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/carrel-app/carrel/backend/provider"
 )
 
 func TestSaveConfigInNewFolder(t *testing.T) {
@@ -26,7 +28,7 @@ func TestLoad(t *testing.T) {
 	if c, err := Load(dir); err != nil || c.Dir != dir || c.ChatModel != "" {
 		t.Fatalf("no file: %+v %v", c, err)
 	}
-	want := Config{Dir: dir, ChatModel: "qwen2.5:1.5b", TopK: 9, AnswerConfig: AnswerConfig{Provider: ProviderOpenAI, BudgetUSD: 2.5}}
+	want := Config{Dir: dir, ChatModel: "qwen2.5:1.5b", TopK: 9, AnswerConfig: AnswerConfig{Provider: provider.OpenAI, BudgetUSD: 2.5}}
 	if err := Save(dir, want); err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +37,7 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("config.json: %s", b)
 	}
 	got, err := Load(dir)
-	if err != nil || got.ChatModel != want.ChatModel || got.TopK != 9 || got.Provider != ProviderOpenAI || got.BudgetUSD != 2.5 || got.Dir != dir {
+	if err != nil || got.ChatModel != want.ChatModel || got.TopK != 9 || got.Provider != provider.OpenAI || got.BudgetUSD != 2.5 || got.Dir != dir {
 		t.Fatalf("loaded %+v %v", got, err)
 	}
 	if d := got.WithDefaults(); d.EmbedModel != DefaultEmbedModel || d.MaxTokens != 1024 || d.TopK != 9 {

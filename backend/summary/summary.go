@@ -18,6 +18,7 @@ import (
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/backend/provider"
 	"github.com/carrel-app/carrel/backend/study"
 )
 
@@ -129,7 +130,7 @@ type Coordinator interface {
 // Model is the chat model that writes a summary.
 type Model struct {
 	// Provider and Name are saved with the summary's message.
-	Provider string
+	Provider provider.Name
 	Name     string
 	// NumCtx is the context window the model is given.
 	NumCtx   int

@@ -53,6 +53,7 @@ var layers = map[string]int{
 	"backend/index/flat":     10, // the pure-Go index behind faiss's API without cgo (-tags nofaiss)
 	"backend/study/fsrs":     10, // the FSRS scheduler, as ts-fsrs computes it
 	"backend/document":       10, // a document's kind and type, declared once
+	"backend/provider":       11, // who answers, declared once (envconfig names their keys' variables)
 }
 
 type pkg struct {

@@ -17,7 +17,7 @@ export interface Bridge {
   ChunkSettings(): Promise<ChunkSettings>;
   CloudSettings(): Promise<CloudSettings>;
   DeckCards(deckID: string): Promise<Card[]>;
-  DeleteAPIKey(provider: string): Promise<CloudSettings>;
+  DeleteAPIKey(provider: ProviderName): Promise<CloudSettings>;
   DeleteCard(cardID: number): Promise<void>;
   DeleteMemory(id: number): Promise<MemorySettings>;
   DeleteSession(sessionID: string): Promise<void>;
@@ -54,7 +54,7 @@ export interface Bridge {
   RereadDocument(docID: string): Promise<void>;
   SaveDeck(deckID: string, format: string): Promise<string>;
   Search(query: string, k: number, docIDs: string[]): Promise<Hit[]>;
-  SetAPIKey(provider: string, key: string): Promise<CloudSettings>;
+  SetAPIKey(provider: ProviderName, key: string): Promise<CloudSettings>;
   SetChunkSettings(profiles: Record<string, Record<string, number>>): Promise<ChunkSettings>;
   SetCloudSettings(s: CloudSettings): Promise<CloudSettings>;
   SetLibraryFolder(dir: string, move: boolean): Promise<LibraryFolder>;
@@ -228,7 +228,7 @@ export type ChunkSettings = {
 
 /** github.com/carrel-app/carrel/backend/engine.CloudSettings */
 export type CloudSettings = {
-  provider: Provider;
+  provider: ProviderName;
   openai_model: string;
   anthropic_model: string;
   openai_base_url: string;
@@ -267,12 +267,15 @@ export type Card = {
   updated_at: string;
 };
 
+/** github.com/carrel-app/carrel/backend/provider.Name */
+export type ProviderName = "ollama" | "openai" | "anthropic" | "";
+
 /** github.com/carrel-app/carrel/backend/asking.SessionDetail */
 export type SessionDetail = {
   id: string;
   title: string;
   doc_ids: string[];
-  provider: string;
+  provider: ProviderName;
   model: string;
   created_at: string;
   updated_at: string;
@@ -325,7 +328,7 @@ export type Session = {
   id: string;
   title: string;
   doc_ids: string[];
-  provider: string;
+  provider: ProviderName;
   model: string;
   created_at: string;
   updated_at: string;
@@ -384,7 +387,7 @@ export type Meter = {
   budget_usd: number;
   budget_used: number;
   warning: string;
-  provider: Provider;
+  provider: ProviderName;
   model: string;
   prices_as_of: string;
 };
@@ -457,7 +460,7 @@ export type Status = {
   embed_model: string;
   documents: number;
   chunks: number;
-  provider: Provider;
+  provider: ProviderName;
   answer_model: string;
   read_only?: boolean;
   read_only_reason?: string;
@@ -540,7 +543,7 @@ export type AnswerDone = {
   model: string;
   mode: AnswerMode;
   note: string;
-  provider: string;
+  provider: ProviderName;
   truncated: boolean;
   question: string;
   standalone: string;
@@ -665,9 +668,6 @@ export type ChunkField = {
   max: number;
 };
 
-/** github.com/carrel-app/carrel/backend/settings.Provider */
-export type Provider = "ollama" | "openai" | "anthropic";
-
 /** github.com/carrel-app/carrel/backend/llm.Price */
 export type Price = {
   input: number;
@@ -703,7 +703,7 @@ export type SessionMessage = {
   status: MessageStatus;
   mode: AnswerMode;
   note: string;
-  provider: string;
+  provider: ProviderName;
   model: string;
   prompt_tokens: number;
   completion_tokens: number;

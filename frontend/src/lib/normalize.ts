@@ -30,6 +30,7 @@ import type {
   Meter,
   CloudSettings,
   Price,
+  ProviderName,
   Status,
   Usage,
   Claim,
@@ -283,7 +284,7 @@ export function session(v: unknown): Session {
     id: str(o.id),
     title: str(o.title),
     doc_ids: arr(o.doc_ids).map(str),
-    provider: str(o.provider),
+    provider: str(o.provider) as ProviderName, // Go's provider.Name, '' when no model answered
     model: str(o.model),
     created_at: str(o.created_at),
     updated_at: str(o.updated_at),

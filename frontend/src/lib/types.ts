@@ -24,6 +24,7 @@ export type {
   ModelResult,
   OnlineSettings,
   Price,
+  ProviderName,
   PullEvent,
   QuizScore,
   Selection,
