@@ -3,6 +3,8 @@
 # window takes to map after launch, how long until it shows the page (DRAWN=the
 # internal/bench/drawn helper: more than a plain fill), the CPU seconds the app's own
 # process used until it mapped (less shaken by a busy machine than the wall time), and
+# the CPU seconds WebKit's web process used until the window was drawn (the page's own
+# cost: parsing, running and laying it out, the steadiest figure on a busy machine), and
 # the memory (PSS, from /proc/PID/smaps_rollup) of
 # Carrel and its WebKit helper processes once idle; plus the CLI's peak RSS for `status`.
 # Each figure is the median of RUNS launches (default 3), each with a fresh home and
@@ -64,12 +66,15 @@ measure() {
   [ -n "$mapped" ] || { echo "FAIL: no window from $1 in 15 s" >&2; exit 1; }
   map_s=$(awk -v a="$start" -v b="$mapped" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
   cpu_s=$(cpu "$app_pid")
-  drawn_s=""
+  drawn_s="" web_s=""
   if [ -n "${DRAWN:-}" ]; then
     local win drawn
     win=$(xdotool search --onlyvisible --name '^Carrel$' | head -1)
     drawn=$("$DRAWN" "$win") || { echo "FAIL: $1's window was not drawn" >&2; exit 1; }
     drawn_s=$(awk -v a="$start" -v b="$drawn" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+    for p in $(descendants "$app_pid"); do
+      if grep -q '^WebKitWebProces' "/proc/$p/comm" 2>/dev/null; then web_s=$(cpu "$p"); break; fi
+    done
   fi
   sleep "$idle"
   total=0 app=0 anon=0
@@ -87,18 +92,18 @@ mb() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 # The anchor (ANCHOR=path of a hello-world Wails app, internal/bench/hellowails) runs
 # right after each Carrel launch, so both see the same machine.
 anchor=${ANCHOR:-}
-maps=() totals=() apps=() anons=() helpers=() amaps=() atotals=() cpus=() draws=() acpus=() adraws=()
+maps=() totals=() apps=() anons=() helpers=() amaps=() atotals=() cpus=() draws=() acpus=() adraws=() webs=() awebs=()
 for r in $(seq "$runs"); do
   home=$work/home$r
   mkdir -p "$home"
   if [ "$cache" = cold ]; then export CARREL_CACHE_DIR=$home/.cache/carrel; else export CARREL_CACHE_DIR=$warm_cache; fi
   measure "$bin" "$home" "$work/app$r.log"
-  echo "run $r: window mapped after ${map_s} s (CPU ${cpu_s} s)${drawn_s:+, drawn after $drawn_s s}; idle PSS $(mb $total) MB (Carrel $(mb $app) MB, of which anonymous $(mb $anon) MB; WebKit helpers $(mb $((total - app))) MB)"
-  maps+=("$map_s") cpus+=("$cpu_s") draws+=("${drawn_s:-0}") totals+=("$(mb $total)") apps+=("$(mb $app)") anons+=("$(mb $anon)") helpers+=("$(mb $((total - app)))")
+  echo "run $r: window mapped after ${map_s} s (CPU ${cpu_s} s)${drawn_s:+, drawn after $drawn_s s}${web_s:+ (web process CPU $web_s s)}; idle PSS $(mb $total) MB (Carrel $(mb $app) MB, of which anonymous $(mb $anon) MB; WebKit helpers $(mb $((total - app))) MB)"
+  maps+=("$map_s") cpus+=("$cpu_s") draws+=("${drawn_s:-0}") webs+=("${web_s:-0}") totals+=("$(mb $total)") apps+=("$(mb $app)") anons+=("$(mb $anon)") helpers+=("$(mb $((total - app)))")
   if [ -n "$anchor" ]; then
     measure "$anchor" "$work/anchor$r" "$work/anchor$r.log"
-    echo "run $r: anchor (hello-world Wails) mapped after ${map_s} s (CPU ${cpu_s} s)${drawn_s:+, drawn after $drawn_s s}; idle PSS $(mb $total) MB"
-    amaps+=("$map_s") acpus+=("$cpu_s") adraws+=("${drawn_s:-0}") atotals+=("$(mb $total)")
+    echo "run $r: anchor (hello-world Wails) mapped after ${map_s} s (CPU ${cpu_s} s)${drawn_s:+, drawn after $drawn_s s}${web_s:+ (web process CPU $web_s s)}; idle PSS $(mb $total) MB"
+    amaps+=("$map_s") acpus+=("$cpu_s") adraws+=("${drawn_s:-0}") awebs+=("${web_s:-0}") atotals+=("$(mb $total)")
   fi
 done
 
@@ -108,13 +113,13 @@ cli_kb=$(tail -1 "$work/cli.time")
 spread() { sort -n | awk '{ a[NR] = $1 } END { printf "%s-%s", a[1], a[NR] }'; }
 line="footprint window_s=$(printf '%s\n' "${maps[@]}" | median) ($(printf '%s\n' "${maps[@]}" | spread)) idle_pss_mb=$(printf '%s\n' "${totals[@]}" | median) ($(printf '%s\n' "${totals[@]}" | spread))"
 line="$line cpu_to_map_s=$(printf '%s\n' "${cpus[@]}" | median)"
-[ -n "${DRAWN:-}" ] && line="$line drawn_s=$(printf '%s\n' "${draws[@]}" | median) ($(printf '%s\n' "${draws[@]}" | spread))"
+[ -n "${DRAWN:-}" ] && line="$line drawn_s=$(printf '%s\n' "${draws[@]}" | median) ($(printf '%s\n' "${draws[@]}" | spread)) web_cpu_to_drawn_s=$(printf '%s\n' "${webs[@]}" | median)"
 line="$line app_pss_mb=$(printf '%s\n' "${apps[@]}" | median) app_anon_mb=$(printf '%s\n' "${anons[@]}" | median)"
 line="$line helpers_pss_mb=$(printf '%s\n' "${helpers[@]}" | median) cli_status_rss_mb=$((cli_kb / 1024))"
 if [ -n "$anchor" ]; then
   aw=$(printf '%s\n' "${amaps[@]}" | median) am=$(printf '%s\n' "${atotals[@]}" | median)
   line="$line anchor_window_s=$aw anchor_cpu_to_map_s=$(printf '%s\n' "${acpus[@]}" | median)"
-  [ -n "${DRAWN:-}" ] && line="$line anchor_drawn_s=$(printf '%s\n' "${adraws[@]}" | median)"
+  [ -n "${DRAWN:-}" ] && line="$line anchor_drawn_s=$(printf '%s\n' "${adraws[@]}" | median) anchor_web_cpu_to_drawn_s=$(printf '%s\n' "${awebs[@]}" | median)"
   line="$line anchor_idle_pss_mb=$am"
   line="$line window_ratio=$(awk -v a="$(printf '%s\n' "${maps[@]}" | median)" -v b="$aw" 'BEGIN { printf "%.2f", a / b }')"
   line="$line pss_ratio=$(awk -v a="$(printf '%s\n' "${totals[@]}" | median)" -v b="$am" 'BEGIN { printf "%.2f", a / b }')"
