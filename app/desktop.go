@@ -67,29 +67,7 @@ func RunDesktop(d Desktop) error {
 	open := a.ws.OpenLater()
 	var opened sync.Once
 	a.openFiles(d.Files)
-	a.openDialog = func() ([]string, error) {
-		return runtime.OpenMultipleFilesDialog(wctx, runtime.OpenDialogOptions{
-			Title: "Add documents",
-			Filters: []runtime.FileFilter{
-				{DisplayName: "Documents (*.pdf, *.txt, *.md)", Pattern: "*.pdf;*.txt;*.md;*.markdown"},
-				{DisplayName: "Recordings (*.mp3, *.m4a, *.wav, *.mp4, …)", Pattern: "*.mp3;*.m4a;*.wav;*.ogg;*.flac;*.mp4;*.mkv;*.webm;*.mov"},
-			},
-		})
-	}
-	a.dirDialog = func(start string) (string, error) {
-		return runtime.OpenDirectoryDialog(wctx, runtime.OpenDialogOptions{
-			Title:                "Library folder",
-			DefaultDirectory:     start,
-			CanCreateDirectories: true,
-		})
-	}
-	a.saveDialog = func(name, ext string) (string, error) {
-		return runtime.SaveFileDialog(wctx, runtime.SaveDialogOptions{
-			Title:           "Export deck",
-			DefaultFilename: name,
-			Filters:         []runtime.FileFilter{{DisplayName: strings.TrimPrefix(ext, ".") + " files", Pattern: "*" + ext}},
-		})
-	}
+	a.useNativeDialogs(&wctx)
 	// The window opens at the size it was closed at (window.go).
 	winFile := windowFile()
 	win := loadWindow(winFile, windowState{Width: 1280, Height: 820}, 900, 560)
@@ -122,24 +100,7 @@ func RunDesktop(d Desktop) error {
 		// the first drawn window, while the page's first calls wait at the gate anyway. The
 		// single-instance check has passed by then on every platform. Not on Wails' message
 		// goroutine, which carries the page's calls; once, though a reload loads it again.
-		OnDomReady: func(ctx context.Context) {
-			go func() {
-				opened.Do(func() {
-					eng, err := d.Open()
-					if err != nil {
-						slog.Error("opening the library", "err", err)
-						runtime.MessageDialog(ctx, runtime.MessageDialogOptions{
-							Type: runtime.ErrorDialog, Title: "Carrel cannot open its library",
-							Message: fmt.Sprintf("%v\n\nThe log is in %s.", err, d.LogDir),
-						})
-						runtime.Quit(ctx)
-						return // the gate stays shut: no call may reach a library that is not there
-					}
-					open(ctx, eng)
-				})
-				a.windowReady()
-			}()
-		},
+		OnDomReady: a.openOnDomReady(d, open, &opened),
 		SingleInstanceLock: &options.SingleInstanceLock{
 			UniqueId: SingleInstanceID,
 			OnSecondInstanceLaunch: func(s options.SecondInstanceData) {
@@ -160,21 +121,79 @@ func RunDesktop(d Desktop) error {
 		Logger:             wailsLogger{},
 		LogLevel:           logger.INFO,
 		LogLevelProduction: logger.WARNING,
-		OnBeforeClose: func(ctx context.Context) bool {
-			w := windowState{Maximised: runtime.WindowIsMaximised(ctx)}
-			if w.Maximised {
-				w.Width, w.Height = win.Width, win.Height // keep the size to restore to
-			} else {
-				w.Width, w.Height = runtime.WindowGetSize(ctx)
-			}
-			if err := saveWindow(winFile, w); err != nil {
-				slog.Warn("saving the window size", "err", err)
-			}
-			return false
-		},
-		OnShutdown: func(context.Context) { a.stop() },
-		Bind:       bind,
+		OnBeforeClose:      saveWindowOnClose(winFile, win),
+		OnShutdown:         func(context.Context) { a.stop() },
+		Bind:               bind,
 	})
+}
+
+// useNativeDialogs gives the bridge the native file, folder and save pickers, shown on
+// the window of *wctx (set once the window starts).
+func (a *App) useNativeDialogs(wctx *context.Context) {
+	a.openDialog = func() ([]string, error) {
+		return runtime.OpenMultipleFilesDialog(*wctx, runtime.OpenDialogOptions{
+			Title: "Add documents",
+			Filters: []runtime.FileFilter{
+				{DisplayName: "Documents (*.pdf, *.txt, *.md)", Pattern: "*.pdf;*.txt;*.md;*.markdown"},
+				{DisplayName: "Recordings (*.mp3, *.m4a, *.wav, *.mp4, …)", Pattern: "*.mp3;*.m4a;*.wav;*.ogg;*.flac;*.mp4;*.mkv;*.webm;*.mov"},
+			},
+		})
+	}
+	a.dirDialog = func(start string) (string, error) {
+		return runtime.OpenDirectoryDialog(*wctx, runtime.OpenDialogOptions{
+			Title:                "Library folder",
+			DefaultDirectory:     start,
+			CanCreateDirectories: true,
+		})
+	}
+	a.saveDialog = func(name, ext string) (string, error) {
+		return runtime.SaveFileDialog(*wctx, runtime.SaveDialogOptions{
+			Title:           "Export deck",
+			DefaultFilename: name,
+			Filters:         []runtime.FileFilter{{DisplayName: strings.TrimPrefix(ext, ".") + " files", Pattern: "*" + ext}},
+		})
+	}
+}
+
+// openOnDomReady opens the library once the page has loaded (see RunDesktop), with d.Open
+// and then open, the workspace's; a library that cannot be opened is said in a dialog,
+// and the app quits.
+func (a *App) openOnDomReady(d Desktop, open func(context.Context, *engine.Engine), opened *sync.Once) func(context.Context) {
+	return func(ctx context.Context) {
+		go func() {
+			opened.Do(func() {
+				eng, err := d.Open()
+				if err != nil {
+					slog.Error("opening the library", "err", err)
+					runtime.MessageDialog(ctx, runtime.MessageDialogOptions{
+						Type: runtime.ErrorDialog, Title: "Carrel cannot open its library",
+						Message: fmt.Sprintf("%v\n\nThe log is in %s.", err, d.LogDir),
+					})
+					runtime.Quit(ctx)
+					return // the gate stays shut: no call may reach a library that is not there
+				}
+				open(ctx, eng)
+			})
+			a.windowReady()
+		}()
+	}
+}
+
+// saveWindowOnClose keeps the window's size and state in winFile when it closes; a
+// maximised window keeps the size it had before (win's) to restore to.
+func saveWindowOnClose(winFile string, win windowState) func(context.Context) bool {
+	return func(ctx context.Context) bool {
+		w := windowState{Maximised: runtime.WindowIsMaximised(ctx)}
+		if w.Maximised {
+			w.Width, w.Height = win.Width, win.Height // keep the size to restore to
+		} else {
+			w.Width, w.Height = runtime.WindowGetSize(ctx)
+		}
+		if err := saveWindow(winFile, w); err != nil {
+			slog.Warn("saving the window size", "err", err)
+		}
+		return false
+	}
 }
 
 // wailsLogger sends Wails' own messages to slog, and so to the log file.
