@@ -402,8 +402,8 @@ func nums(ops []operand, n int) ([]float64, bool) {
 	return v[:n], true
 }
 
-// op runs one operator with its operands: the graphics state, text objects and fonts,
-// XObjects and inline images here, the other text operators in textOp.
+// op runs one operator with its operands (one switch: most operators of a content
+// stream, paths among them, are none of these and cost one comparison tree).
 func (in *interp) op(op []byte, ops []operand, res types.Dict, depth int, l *lexer) {
 	gs := &in.gs
 	switch string(op) { // no allocation: the compiler compares the bytes
@@ -427,43 +427,8 @@ func (in *interp) op(op []byte, ops []operand, res types.Dict, depth int, l *lex
 			gs.size = ops[len(ops)-1].num
 			gs.font = in.font(res, ops[len(ops)-2].str)
 		}
-	case "Do":
-		if len(ops) > 0 && ops[len(ops)-1].kind == kName {
-			in.xobject(res, string(ops[len(ops)-1].str), depth)
-		}
-	case "BI":
-		in.page.Images = true
-	case "ID":
-		l.skipInlineImage()
-	default:
-		in.textOp(op, ops)
-	}
-}
-
-// textOp runs the text operators but BT and Tf: text state, positioning and showing.
-func (in *interp) textOp(op []byte, ops []operand) {
-	gs := &in.gs
-	switch string(op) { // no allocation, as in op
-	case "Tc":
-		if v, ok := nums(ops, 1); ok {
-			gs.tc = v[0]
-		}
-	case "Tw":
-		if v, ok := nums(ops, 1); ok {
-			gs.tw = v[0]
-		}
-	case "Tz":
-		if v, ok := nums(ops, 1); ok {
-			gs.th = v[0] / 100
-		}
-	case "TL":
-		if v, ok := nums(ops, 1); ok {
-			gs.tl = v[0]
-		}
-	case "Ts":
-		if v, ok := nums(ops, 1); ok {
-			gs.rise = v[0]
-		}
+	case "Tc", "Tw", "Tz", "TL", "Ts":
+		in.textState(op, ops)
 	case "Td":
 		if v, ok := nums(ops, 2); ok {
 			in.tlm = matrix{1, 0, 0, 1, v[0], v[1]}.mul(in.tlm)
@@ -498,14 +463,50 @@ func (in *interp) textOp(op []byte, ops []operand) {
 		}
 	case "TJ":
 		if len(ops) > 0 && ops[len(ops)-1].kind == kArr {
-			for _, e := range ops[len(ops)-1].arr {
-				switch e.kind {
-				case kStr:
-					in.show(e.str)
-				case kNum:
-					in.tm = matrix{1, 0, 0, 1, -e.num / 1000 * gs.size * gs.th, 0}.mul(in.tm)
-				}
-			}
+			in.showArray(ops[len(ops)-1].arr)
+		}
+	case "Do":
+		if len(ops) > 0 && ops[len(ops)-1].kind == kName {
+			in.xobject(res, string(ops[len(ops)-1].str), depth)
+		}
+	case "BI":
+		in.page.Images = true
+	case "ID":
+		l.skipInlineImage()
+	}
+}
+
+// textState sets a text state parameter of one number: Tc, Tw, Tz, TL or Ts.
+func (in *interp) textState(op []byte, ops []operand) {
+	v, ok := nums(ops, 1)
+	if !ok {
+		return
+	}
+	gs := &in.gs
+	switch string(op) {
+	case "Tc":
+		gs.tc = v[0]
+	case "Tw":
+		gs.tw = v[0]
+	case "Tz":
+		gs.th = v[0] / 100
+	case "TL":
+		gs.tl = v[0]
+	case "Ts":
+		gs.rise = v[0]
+	}
+}
+
+// showArray runs a TJ array: strings shown, numbers moving the next glyph back by
+// thousandths of the font size.
+func (in *interp) showArray(arr []operand) {
+	gs := &in.gs
+	for _, e := range arr {
+		switch e.kind {
+		case kStr:
+			in.show(e.str)
+		case kNum:
+			in.tm = matrix{1, 0, 0, 1, -e.num / 1000 * gs.size * gs.th, 0}.mul(in.tm)
 		}
 	}
 }
