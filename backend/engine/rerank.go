@@ -7,9 +7,8 @@ import (
 )
 
 // rerank reorders retrieved hits by reading the question with each passage (see
-// backend/rerank), when CARREL_RERANK=lexical (envconfig.Reranker): the reader did not
-// help on the dev set, so it is off unless asked for, to measure it on other libraries
-// and models. A vector-only search is left in its
+// backend/rerank), unless CARREL_RERANK=off (envconfig.Reranker). A vector-only search is
+// left in its
 // order: the reader reads words, and the user asked for meaning alone. If the question's
 // term weights cannot be read, the retrieval order stands.
 func (e *Engine) rerank(query string, mode retrieve.Mode, hits []retrieve.Hit) []retrieve.Hit {

@@ -10,8 +10,8 @@ import (
 	"github.com/carrel-app/carrel/internal/testcorpus"
 )
 
-// verifies the rerank hook in Search: off by default (retrieval's order), and with
-// CARREL_RERANK=lexical the same passages in the order the lexical reader gives them.
+// verifies the rerank hook in Search: with CARREL_RERANK=off retrieval's order, and by
+// default the same passages in the order the lexical reader gives them.
 func TestSearchRerankHook(t *testing.T) {
 	ctx := context.Background()
 	eng := openEngine(t, Config{})
@@ -32,12 +32,12 @@ func TestSearchRerankHook(t *testing.T) {
 		}
 		return out
 	}
-	t.Setenv(envconfig.RerankVar, "")
+	t.Setenv(envconfig.RerankVar, string(envconfig.RerankOff))
 	plain := search()
 	if len(plain) < 5 {
 		t.Fatalf("only %d hits", len(plain))
 	}
-	t.Setenv(envconfig.RerankVar, "lexical")
+	t.Setenv(envconfig.RerankVar, "")
 	reranked := search()
 
 	tw, err := eng.lex.QueryTerms(q)

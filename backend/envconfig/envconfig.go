@@ -73,15 +73,24 @@ func WhisperModel() string { return get(WhisperModelVar) }
 // user cache directory.
 func CacheDir() string { return get(CacheDirVar) }
 
-// Reranker is the reranker run on retrieved passages: [RerankLexical] turns on the
-// lexical reader (backend/rerank), anything else leaves retrieval's order.
-func Reranker() Rerank { return Rerank(get(RerankVar)) }
+// Reranker is the reranker run on retrieved passages: [RerankLexical], the lexical reader
+// (backend/rerank), unless the variable says otherwise; [RerankOff] (or any other value)
+// leaves retrieval's order.
+func Reranker() Rerank {
+	if v := get(RerankVar); v != "" {
+		return Rerank(v)
+	}
+	return RerankLexical
+}
 
 // Rerank names a reranker.
 type Rerank string
 
-// RerankLexical is backend/rerank's lexical reader.
-const RerankLexical Rerank = "lexical"
+// The rerankers: backend/rerank's lexical reader, or none.
+const (
+	RerankLexical Rerank = "lexical"
+	RerankOff     Rerank = "off"
+)
 
 // OllamaHost is the Ollama server's address as Ollama itself reads it (host, host:port
 // or URL); "" means 127.0.0.1:11434. A library's config.json ollama_host wins over it.
@@ -216,7 +225,7 @@ func All() []Var {
 		{WhisperVar, "whisper.cpp program for transcribing recordings (default: whisper-cli on PATH)", Whisper},
 		{WhisperModelVar, "whisper.cpp model file (ggml-*.bin) when the settings name none", WhisperModel},
 		{CacheDirVar, "ingest's cache folder, the compiled PDFium module (default: the user cache folder's carrel)", CacheDir},
-		{RerankVar, "lexical: rerank retrieved passages with the lexical reader (off by default: no gain on the dev set)", func() string { return string(Reranker()) }},
+		{RerankVar, "off: leave retrieved passages in retrieval's order (default lexical: the lexical reader reorders them; see docs/retrieval.md)", func() string { return string(Reranker()) }},
 		{OpenAIKeyVar, "OpenAI API key, when the OS keyring has none", hidden(OpenAIKeyVar)},
 		{AnthropicKeyVar, "Anthropic API key, when the OS keyring has none", hidden(AnthropicKeyVar)},
 		{"GOGC", "Go's GC target; set (or GOMEMLIMIT), ingest leaves the GC alone", func() string { return os.Getenv("GOGC") }},

@@ -13,7 +13,7 @@ func TestSettings(t *testing.T) {
 		for _, v := range All() {
 			t.Setenv(v.Name, "")
 		}
-		if Library() != "" || OCROff() || Tesseract() != "" || CacheDir() != "" || Reranker() != "" || OllamaHost() != "" || OllamaBin() != "" || EmbedThreads() != "" || OllamaTuneOff() || GCTunedByUser() {
+		if Library() != "" || OCROff() || Tesseract() != "" || CacheDir() != "" || Reranker() != RerankLexical || OllamaHost() != "" || OllamaBin() != "" || EmbedThreads() != "" || OllamaTuneOff() || GCTunedByUser() {
 			t.Error("a setting is on with every variable empty")
 		}
 	})
