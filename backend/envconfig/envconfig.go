@@ -97,8 +97,8 @@ const (
 func OllamaHost() string { return get(OllamaHostVar) }
 
 // EmbedThreads is how many CPU threads the embedding model is asked to run on: a number,
-// "server" for the Ollama server's own choice, "" for Carrel's (backend/llm:
-// every core but one when the server is on this machine).
+// "server" for the Ollama server's own choice, "" for Carrel's (backend/llm: every core
+// but one on 4 cores or more when the server is on this machine, else the server's).
 func EmbedThreads() string { return strings.TrimSpace(get(EmbedThreadsVar)) }
 
 // OllamaBin is the Ollama binary the tests and benches run; "" builds one into the user
@@ -218,7 +218,7 @@ func All() []Var {
 	return []Var{
 		{LibraryVar, "library folder to open (wins over the folder chosen in the app)", Library},
 		{OllamaHostVar, "Ollama's address (default 127.0.0.1:11434; a library's ollama_host wins)", OllamaHost},
-		{EmbedThreadsVar, "threads the embedding model runs on: N, or server for Ollama's own choice (default: every core but one when Ollama runs on this machine)", EmbedThreads},
+		{EmbedThreadsVar, "threads the embedding model runs on: N, or server for Ollama's own choice (default: every core but one from 4 cores on, when Ollama runs on this machine)", EmbedThreads},
 		{OCRVar, "off: do not OCR scanned pages", func() string { return get(OCRVar) }},
 		{TesseractVar, "Tesseract program for OCR (default: tesseract on PATH)", Tesseract},
 		{FFmpegVar, "ffmpeg program that decodes audio and video (default: ffmpeg on PATH)", FFmpeg},

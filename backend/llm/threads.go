@@ -11,23 +11,25 @@ import (
 )
 
 // DefaultEmbedThreads is the CPU threads a server on this machine is asked to embed with:
-// every core but one, at least one (0 when the cores cannot be counted: the server's own
-// choice then, all of them).
+// on 4 cores or more every core but one, on fewer 0 (the server's own choice, all of them).
 //
 // llama.cpp's threads wait for each other at a spinning barrier after every operation of
 // the model's graph. With as many threads as cores, any other runnable thread (Carrel
 // reading the next files, the window, a question being answered by the chat model, the
 // user's other programs) preempts one of them, and the others spin until it runs again:
-// on the 2-core test machine under other work, MiniLM with 2 threads embedded 0.5–0.8
-// passages/s where one thread embedded 7–9 (docs/benchmarks.md). Embedding a library is
-// background work; leaving a core to the rest keeps it from collapsing and keeps the
-// window and answers responsive, at the cost of one core's share when the machine is idle.
+// on the 2-core test machine under other work (load 14–19), MiniLM with 2 threads embedded
+// 0.5–0.8 passages/s where one thread embedded 7–9. Leaving a core costs a quarter of the
+// speed or less on 4 cores or more, and keeps embedding, background work, from collapsing
+// and the window and answers responsive. On 2 cores it costs half when the machine is
+// otherwise idle (Walden ready in 64.5 s with 2 threads, 116 s with one, at load ~2), the
+// case a user adding a book mostly is, so there the server keeps all cores
+// (docs/benchmarks.md).
 func DefaultEmbedThreads() int {
-	n := physicalCores()
-	if n <= 0 {
+	n := min(physicalCores(), runtime.NumCPU())
+	if n < 4 {
 		return 0
 	}
-	return max(1, min(n, runtime.NumCPU())-1)
+	return n - 1
 }
 
 // embedThreads is the num_thread Embed sends, 0 for none (the server's own choice):
