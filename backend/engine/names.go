@@ -32,6 +32,10 @@ func docName(d library.Document) string {
 	return d.Title + "\n" + d.Author + "\n" + nameWords(filepath.Base(d.Path))
 }
 
+// namePassages is how many passages (and at most a quarter of them) may hold a word of the
+// documents' names for it to be a name and not their subject.
+const namePassages = 3
+
 // withoutSharedNames drops from a question the words that name every document the search
 // can return (its scope, or a library of one document): "Why did Thoreau go to the
 // woods?" asked of Walden. Such a word tells no passage of those documents from another;
@@ -80,13 +84,28 @@ func (e *Engine) withoutSharedNames(ctx context.Context, q string, docIDs []stri
 	if len(shared) == 0 {
 		return q, nil
 	}
+	// A name the passages themselves hold often is their subject as well ("the cabin" in
+	// notes on a cabin): dropping it could leave nothing to match. Only a name few
+	// passages hold (a cover, a title page, a running head) is left out.
+	tw, err := e.lex.QueryTerms(q)
+	if err != nil {
+		return "", fmt.Errorf("document names: %w", err)
+	}
+	passages := 0
+	for _, d := range docs {
+		passages += d.Chunks
+	}
+	df := make(map[string]int, len(tw))
+	for _, t := range tw {
+		df[t.Term] = t.DF
+	}
 	words := strings.Fields(q)
 	kept := words[:0]
 	for _, w := range words {
 		terms := e.lex.TextTerms(w)
 		named := len(terms) > 0
 		for t := range terms {
-			named = named && shared[t]
+			named = named && shared[t] && df[t] <= namePassages && 4*df[t] <= passages
 		}
 		if !named {
 			kept = append(kept, w)
