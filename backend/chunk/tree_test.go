@@ -25,7 +25,8 @@ func startsBlock(spans []span, p int) bool {
 }
 
 // checkTree asserts the invariants of a Tree result: parents are Split's chunks;
-// each parent's children lie inside it in order, cover all of its text, are at most
+// each parent's children lie inside it in order, cover all of its text from where the
+// parent before it ends (the text two parents share has children in the first), are at most
 // ChildMax long (unless one block kept whole is longer), are never cut inside a code
 // block or table row, and their offsets give their text back.
 func checkTree(t testing.TB, doc *ingest.Document, opts Options, parents []Parent) {
@@ -38,12 +39,23 @@ func checkTree(t testing.TB, doc *ingest.Document, opts Options, parents []Paren
 	checkChunks(t, doc, opts, flat)
 	s := newStream(doc)
 	spans := protect(s.text, findBlocks(s.text), o.ChildMax)
+	lastEnd := 0
 	for i, p := range parents {
 		if len(p.Children) == 0 {
 			t.Fatalf("parent %d has no children", i)
 		}
 		ps, pe := streamPos(s, p.PageStart, p.Start), streamPos(s, p.PageEnd, p.End)
-		prevStart, prevEnd := ps-1, ps
+		// The first child starts where the parent before ends, or with the parent (the
+		// first parent, one the parent before reaches past, a cut inside a block).
+		from := ps
+		if len(p.Children) > 0 && streamPos(s, p.Children[0].PageStart, p.Children[0].Start) > ps {
+			from = max(ps, lastEnd)
+			if sk := skipSpace(s.text, from); streamPos(s, p.Children[0].PageStart, p.Children[0].Start) != sk {
+				t.Fatalf("parent %d [%d,%d): its first child starts at %d, not with it nor where the parent before ends (%d)", i, ps, pe, streamPos(s, p.Children[0].PageStart, p.Children[0].Start), sk)
+			}
+		}
+		lastEnd = max(lastEnd, pe)
+		prevStart, prevEnd := from-1, from
 		for j, c := range p.Children {
 			if got := PageText(doc, c); got != c.Text || c.Text == "" {
 				t.Fatalf("parent %d child %d: offsets give %q, text is %q", i, j, got, c.Text)
@@ -283,5 +295,46 @@ func TestTitleLines(t *testing.T) {
 	// With no outline, a heading line names the section of the passages under it.
 	if len(chunks) == 2 && (chunks[0].Section != "1 Introduction" || chunks[1].Section != "2.1 Methods") {
 		t.Errorf("sections %q, %q", chunks[0].Section, chunks[1].Section)
+	}
+}
+
+// verifies that the text two parents share is split into children once, in the first of
+// them: in prose each parent's children start where the parent before it ends, so the
+// children hold the text about once (plus their own overlap) where the parents hold a
+// good part of it twice.
+func TestChildrenSkipSharedText(t *testing.T) {
+	var pages []string
+	for range 20 {
+		pages = append(pages, prose(2500))
+	}
+	doc := docOf(pages...)
+	opts := DefaultOptions()
+	tree := Tree(doc, opts)
+	checkTree(t, doc, opts, tree)
+	s := newStream(doc)
+	shared, parentChars, childChars := 0, 0, 0
+	for i, p := range tree {
+		parentChars += len(p.Text)
+		for _, c := range p.Children {
+			childChars += len(c.Text)
+		}
+		if i == 0 {
+			continue
+		}
+		prevEnd := streamPos(s, tree[i-1].PageEnd, tree[i-1].End)
+		if streamPos(s, p.PageStart, p.Start) >= prevEnd {
+			continue
+		}
+		shared++
+		if got, want := streamPos(s, p.Children[0].PageStart, p.Children[0].Start), skipSpace(s.text, prevEnd); got != want {
+			t.Errorf("parent %d: its first child starts at %d, not where parent %d ends (%d)", i, got, i-1, want)
+		}
+	}
+	if shared < len(tree)/2 {
+		t.Fatalf("only %d of %d parents overlap the one before: the test text does not exercise it", shared, len(tree))
+	}
+	text := float64(len(s.text))
+	if p, c := float64(parentChars)/text, float64(childChars)/text; c >= p || c > 1.12 {
+		t.Errorf("children hold %.2f times the text, parents %.2f", c, p)
 	}
 }
