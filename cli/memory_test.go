@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // verifies the cache and memory through the CLI with a real Ollama server: a repeated

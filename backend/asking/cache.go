@@ -43,7 +43,9 @@ func (a *Asker) CacheStatus(ctx context.Context) (CacheStatus, error) {
 }
 
 // SetCacheEnabled turns the answer cache on or off (kept in the library).
-func (a *Asker) SetCacheEnabled(ctx context.Context, on bool) error { return a.cache.SetEnabled(ctx, on) }
+func (a *Asker) SetCacheEnabled(ctx context.Context, on bool) error {
+	return a.cache.SetEnabled(ctx, on)
+}
 
 // SetCacheThreshold sets the cosine similarity a cache hit needs (see cache.MinThreshold).
 func (a *Asker) SetCacheThreshold(ctx context.Context, t float64) error {

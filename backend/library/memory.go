@@ -20,7 +20,7 @@ const (
 
 // Memory is one durable fact about the user, from their own words.
 type Memory struct {
-	ID int64 `json:"id"`
+	ID   int64      `json:"id"`
 	Kind MemoryKind `json:"kind"`
 	// Slot names what a single-valued fact is about ("language", "role", "course"...), so
 	// a new value replaces the old one; "" for facts that add up (goals, preferences).

@@ -1,7 +1,9 @@
 // Package archtest checks the shape of the module that docs/architecture.md draws: the
 // layers import one way only, product code leaves internal/ (test and bench tooling)
-// alone, only backend/envconfig reads Carrel's environment variables, and no product
-// function is longer than 80 lines (funclen_test.go).
+// alone, only backend/envconfig reads Carrel's environment variables, no product
+// function is longer than 80 lines (funclen_test.go), every Go file is as gofmt writes
+// it (gofmt_test.go), and the doc places every package in the layer this test does
+// (doc_test.go).
 package archtest
 
 import (
