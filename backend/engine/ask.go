@@ -52,7 +52,10 @@ type SearchOptions struct {
 // Search finds the passages best matching query.
 func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) ([]Hit, error) {
 	st := e.Status(ctx)
-	ropt := retrieve.Options{K: opt.K, Mode: opt.Mode, DocIDs: opt.DocIDs, TokenBudget: opt.TokenBudget}
+	k := cmp.Or(opt.K, 8)
+	// The reranker reads a pool deeper than k and the k it ranks best are kept; the
+	// budget is applied to those.
+	ropt := retrieve.Options{K: k, Mode: opt.Mode, DocIDs: opt.DocIDs, Pool: e.rerankPool(opt.Mode)}
 	raw, err := e.retriever(ctx, st).Search(ctx, query, ropt)
 	if err != nil && st.embedOK && (errors.Is(err, llm.ErrUnreachable) || errors.Is(err, llm.ErrStalled) || errors.Is(err, llm.ErrModelNotFound)) {
 		// Ollama went away since the status was checked (found by the fault tests: a
@@ -65,6 +68,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) ([
 		return nil, err
 	}
 	raw = e.rerank(query, opt.Mode, raw) // backend/rerank: question and passage read together
+	raw = retrieve.TrimToBudget(raw[:min(len(raw), k)], opt.TokenBudget)
 	docs := e.docCache(ctx)
 	out := make([]Hit, 0, len(raw))
 	for _, h := range raw {

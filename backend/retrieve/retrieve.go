@@ -104,6 +104,10 @@ type Options struct {
 	// TokenBudget caps the estimated tokens of the hits' texts (EstimateTokens); 0 means
 	// no cap. The first hit is kept whatever its size.
 	TokenBudget int
+	// Pool, when above K, returns up to Pool hits instead, for a second stage (a
+	// reranker) to reorder and cut to K. The relevance gate judges the same hits either
+	// way (see GateDepth), so a deeper pool gives an off-topic question no more chances.
+	Pool int
 }
 
 // Hit is one retrieved passage (a parent) with how it was found.
@@ -161,7 +165,10 @@ func (r *Retriever) Search(ctx context.Context, query string, opt Options) ([]Hi
 	}
 	// Each list is searched deeper than k so that fusion has overlap to work with, and
 	// a list of children deeper still: several children of one parent make one hit.
-	depth := max(3*k, 30)
+	k = max(k, opt.Pool)
+	// At least GateDepth hits are found, so that the gate reads the same ones whatever k.
+	n := max(k, GateDepth)
+	depth := max(3*n, 30)
 	lex, vec, err := r.lists(ctx, query, mode, depth, opt.DocIDs)
 	if err != nil {
 		return nil, err
@@ -170,7 +177,7 @@ func (r *Retriever) Search(ctx context.Context, query string, opt Options) ([]Hi
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.best(ctx, FuseWeighted(lexU, vecU, r.MinVectorScore, VectorWeight(query, lexU)), children, k)
+	out, err := r.best(ctx, FuseWeighted(lexU, vecU, r.MinVectorScore, VectorWeight(query, lexU)), children, n)
 	if err != nil {
 		return nil, err
 	}
@@ -182,11 +189,12 @@ func (r *Retriever) Search(ctx context.Context, query string, opt Options) ([]Hi
 			return nil, fmt.Errorf("relevance: %w", err)
 		}
 		out = r.dropOffTopic(w, terms, query, out)
+		out = out[:min(len(out), k)]
 		if err := r.focusByWords(ctx, w, terms, out); err != nil {
 			return nil, err
 		}
 	}
-	return TrimToBudget(out, opt.TokenBudget), nil
+	return TrimToBudget(out[:min(len(out), k)], opt.TokenBudget), nil
 }
 
 // lists searches the lexical and the vector list that mode asks for, depth deep.
@@ -286,20 +294,27 @@ func (r *Retriever) best(ctx context.Context, hits []Hit, children map[int64]int
 }
 
 // dropOffTopic keeps, of a question that names something the library never mentions
-// (offTopic), only the passages the meaning side vouches for strongly (StrongVector).
+// (offTopic), only the passages among the GateDepth judged that the meaning side vouches
+// for strongly (StrongVector).
 func (r *Retriever) dropOffTopic(w TermWeigher, terms []TermWeight, query string, out []Hit) []Hit {
-	if !offTopic(w, terms, query, out) {
+	judged := out[:min(len(out), GateDepth)]
+	if !offTopic(w, terms, query, judged) {
 		return out
 	}
 	kept := out[:0]
 	strong := StrongVector(r.MinVectorScore)
-	for _, h := range out {
+	for _, h := range judged {
 		if h.VectorRank > 0 && r.MinVectorScore > 0 && h.VectorScore >= strong {
 			kept = append(kept, h)
 		}
 	}
 	return kept
 }
+
+// GateDepth is how many of the best hits the relevance gate reads, whatever the number
+// asked for: the answer is given 6, the eval scores 10 and a reranker reads 20, and a
+// question is off-topic or not the same in all three.
+const GateDepth = 10
 
 // MinCoverage is the share of a question's term weight (IDF) that at least one passage
 // must hold for lexical hits to stand when the question also names something the

@@ -127,6 +127,46 @@ func TestOffTopicGate(t *testing.T) {
 	}
 }
 
+// The gate reads the first GateDepth hits whatever is asked for: a deeper pool (for a
+// reranker) or a smaller k must not change whether a question is off-topic. Here only the
+// 12th passage covers half of an off-topic question's words.
+func TestOffTopicGateJudgesFixedDepth(t *testing.T) {
+	store := fakeStore{}
+	var list []Ranked
+	for i := int64(1); i <= 15; i++ {
+		list = append(list, Ranked{Seq: i * 10, Score: float64(100 - i)})
+		store[i*10] = fmt.Sprintf("fax %08x %08x", i*2654435761, i*40503) // no two near-duplicates
+	}
+	store[120] = "fax group relay"
+	lex := fakeLex{list: list, df: map[string]int{"fax": 15, "group": 1, "relay": 1}}
+	r := &Retriever{Lexical: lex, Store: store}
+	const q = "fax group relay t38 ip"
+	if hits, _ := r.Search(context.Background(), "fax", Options{K: 15, Mode: Lexical}); len(hits) != 15 {
+		t.Fatalf("%d distinct passages, want 15", len(hits))
+	}
+	for _, o := range []Options{{K: 3}, {K: 10}, {K: 10, Pool: 30}, {K: 15}} {
+		o.Mode = Lexical
+		hits, err := r.Search(context.Background(), q, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 0 {
+			t.Errorf("k %d, pool %d: %d hits for an off-topic question, want none", o.K, o.Pool, len(hits))
+		}
+	}
+	// The same question with the covering passage first is answered, and a pool returns
+	// more than k for a reranker to cut.
+	lex.list = append([]Ranked{{Seq: 120, Score: 200}}, slices.Delete(slices.Clone(list), 11, 12)...)
+	r.Lexical = lex
+	hits, err := r.Search(context.Background(), q, Options{K: 3, Pool: 12, Mode: Lexical})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 12 || hits[0].Chunk.Text != "fax group relay" {
+		t.Fatalf("covering passage first: %d hits, want 12 with %q first", len(hits), "fax group relay")
+	}
+}
+
 // A search keeps loading past near-duplicates until it has k distinct passages: the first
 // 2k hits being copies of one passage must not leave the answer with one source.
 func TestSearchFillsKPastDuplicates(t *testing.T) {
