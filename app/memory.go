@@ -2,6 +2,7 @@ package app
 
 import (
 	"github.com/carrel-app/carrel/backend/asking"
+	"github.com/carrel-app/carrel/backend/library"
 	"github.com/carrel-app/carrel/backend/workspace"
 )
 
@@ -25,7 +26,7 @@ func (a *App) SetMemoryEnabled(on bool) (MemorySettings, error) {
 
 // AddMemory stores a fact about the user ("prefers short answers"); kind is preference,
 // context or goal ("" for context).
-func (a *App) AddMemory(kind, text string) (MemorySettings, error) {
+func (a *App) AddMemory(kind library.MemoryKind, text string) (MemorySettings, error) {
 	defer a.ws.Enter()()
 	if _, err := a.eng().Memory().Add(a.ctx(), kind, text); err != nil {
 		return MemorySettings{}, err

@@ -101,7 +101,7 @@ func (a *App) DeleteCard(cardID int64) error {
 
 // ExportDeck returns a deck as an Anki package ("apkg", base64: it is a zip), Anki's
 // text import ("anki"), CSV ("csv") or Markdown ("md").
-func (a *App) ExportDeck(deckID, format string) (string, error) {
+func (a *App) ExportDeck(deckID string, format study.ExportFormat) (string, error) {
 	defer a.ws.Enter()()
 	out, err := a.eng().ExportDeck(a.ctx(), deckID, format)
 	if err != nil || format != study.FormatApkg {
@@ -113,7 +113,7 @@ func (a *App) ExportDeck(deckID, format string) (string, error) {
 // SaveDeck writes a deck's export (format as for ExportDeck) to a file the user picks in
 // the system's save dialog and returns its path ("" when the dialog was cancelled). The
 // desktop app's way to export; the browser downloads ExportDeck's text instead.
-func (a *App) SaveDeck(deckID, format string) (string, error) {
+func (a *App) SaveDeck(deckID string, format study.ExportFormat) (string, error) {
 	defer a.ws.Enter()()
 	if a.saveDialog == nil {
 		return "", errors.New("no save dialog here: export with ExportDeck and download it")
@@ -122,7 +122,7 @@ func (a *App) SaveDeck(deckID, format string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ext := map[string]string{study.FormatApkg: ".apkg", study.FormatAnki: ".txt", study.FormatCSV: ".csv", study.FormatMD: ".md"}[format]
+	ext := map[study.ExportFormat]string{study.FormatApkg: ".apkg", study.FormatAnki: ".txt", study.FormatCSV: ".csv", study.FormatMD: ".md"}[format]
 	if ext == "" {
 		return "", study.ErrFormat
 	}

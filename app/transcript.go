@@ -15,8 +15,8 @@ type Transcript struct {
 	DocID string `json:"doc_id"`
 	// Source names what made the text ("PocketSphinx (en-us)"); Recognizer is its short
 	// machine name ("pocketsphinx", "whisper.cpp", "openai", "captions").
-	Source     string `json:"source"`
-	Recognizer string `json:"recognizer"`
+	Source     string              `json:"source"`
+	Recognizer document.Recognizer `json:"recognizer"`
 	// Advice tells how to get a better transcript, when there is a better recogniser
 	// than the one used; "" otherwise.
 	Advice string `json:"advice"`

@@ -12,6 +12,7 @@ import (
 	"github.com/carrel-app/carrel/backend/cache"
 	"github.com/carrel-app/carrel/backend/chat"
 	"github.com/carrel-app/carrel/backend/engine"
+	"github.com/carrel-app/carrel/backend/library"
 )
 
 const memoryUsage = `usage: carrel memory list [--json]
@@ -50,7 +51,7 @@ func memoryCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) 
 	case "list":
 		return listMemories(ctx, eng, *asJSON, env)
 	case "add":
-		m, err := eng.Memory().Add(ctx, *kind, strings.Join(args, " "))
+		m, err := eng.Memory().Add(ctx, library.MemoryKind(*kind), strings.Join(args, " "))
 		if err != nil {
 			return err
 		}

@@ -233,7 +233,7 @@ func (r *studyRun) export() error {
 	if id == "" || r.format == "" {
 		return usageError{errors.New("study export: give --format and a deck (--deck, --session or document ids)")}
 	}
-	text, err := r.eng.ExportDeck(r.ctx, id, r.format)
+	text, err := r.eng.ExportDeck(r.ctx, id, study.ExportFormat(r.format))
 	if err != nil {
 		return err
 	}
@@ -380,8 +380,8 @@ func runQuiz(ctx context.Context, eng *engine.Engine, deckID string, qs []study.
 				return err
 			}
 			ok = m.Correct
-			if m.By != "" && m.By != study.ByWords {
-				how = " (by " + m.By + ")"
+			if m.By != study.ByNone && m.By != study.ByWords {
+				how = " (by " + string(m.By) + ")"
 			}
 			if m.Judge != nil && m.Judge.Reason != "" {
 				how += " " + m.Judge.Reason

@@ -1,7 +1,8 @@
 // Package document names what Carrel knows a document as, declared once for every layer
-// that reads, stores, chunks or shows one: its kind (how its file is read) and its type
-// (what kind of writing it is). The values are stored in SQLite, in chunking.json's
-// keys and sent to the frontend as they are spelled here.
+// that reads, stores, chunks or shows one: its kind (how its file is read), its type
+// (what kind of writing it is) and, for a recording, what turned its speech into text.
+// The values are stored in SQLite, in chunking.json's keys and config.json and sent to
+// the frontend as they are spelled here.
 package document
 
 // Kind is how a document's file is read: its format family, whatever its extension.
@@ -39,3 +40,26 @@ const (
 
 // Types lists the document types, most specific first.
 var Types = []Type{TypePaper, TypeTextbook, TypeDocs, TypeCode, TypeMail, TypeGeneral}
+
+// Recognizer is what turned a recording's speech into text: stored with its transcript,
+// chosen in config.json ("transcriber") and shown in Settings.
+type Recognizer string
+
+// Recognizers.
+const (
+	// RecognizerWhisper is whisper.cpp's command-line program with a model file the user
+	// chose: good text, offline.
+	RecognizerWhisper Recognizer = "whisper.cpp"
+	// RecognizerPocketSphinx is CMU PocketSphinx with its US English model (Debian
+	// pocketsphinx, pocketsphinx-en-us): offline and everywhere, but weak.
+	RecognizerPocketSphinx Recognizer = "pocketsphinx"
+	// RecognizerOpenAI is OpenAI's transcription endpoint, used only when the user has
+	// turned OpenAI on; priced per minute.
+	RecognizerOpenAI Recognizer = "openai"
+	// RecognizerCaptions marks a transcript that is a video's own captions, not speech
+	// recognised here.
+	RecognizerCaptions Recognizer = "captions"
+	// RecognizerNone names none: in the settings, the best local one at hand; among the
+	// tools found, none there.
+	RecognizerNone Recognizer = ""
+)

@@ -46,7 +46,7 @@ func TestAudioCitesTimestamp(t *testing.T) {
 		t.Errorf("progress %v: want extracting 1/1 (minutes)", progress)
 	}
 	tr, err := eng.Transcript(ctx, res.DocID)
-	if err != nil || tr.Recognizer != ingest.RecognizerPocketSphinx || tr.MediaPath != f.MP3 || len(tr.Segments) < 3 {
+	if err != nil || tr.Recognizer != document.RecognizerPocketSphinx || tr.MediaPath != f.MP3 || len(tr.Segments) < 3 {
 		t.Fatalf("transcript %+v %v", tr, err)
 	}
 	if len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "whisper.cpp") {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/carrel-app/carrel/backend/document"
 	"github.com/carrel-app/carrel/backend/ingest"
 	"github.com/carrel-app/carrel/backend/llm"
 )
@@ -16,7 +17,7 @@ import (
 func (e *Engine) mediaOptions() ingest.MediaOptions {
 	cfg := e.Config()
 	o := ingest.MediaOptions{Recognizer: cfg.Transcriber, Whisper: cfg.WhisperProgram, WhisperModel: cfg.WhisperModel, Language: cfg.SpeechLanguage}
-	if cfg.Transcriber == ingest.RecognizerOpenAI {
+	if cfg.Transcriber == document.RecognizerOpenAI {
 		// Only while OpenAI is turned on (it answers): choosing it for recordings alone
 		// sends nothing anywhere; the recording then fails saying so.
 		if provider, _ := e.providerModel(); provider == ProviderOpenAI {
@@ -77,13 +78,13 @@ func (t *openAITranscriber) Transcribe(ctx context.Context, wav string, seconds 
 // the programs found on this machine.
 type MediaSettings struct {
 	// Transcriber: "" (the best local one), "whisper.cpp", "pocketsphinx" or "openai".
-	Transcriber    string `json:"transcriber"`
-	WhisperModel   string `json:"whisper_model"`
-	WhisperProgram string `json:"whisper_program"`
-	SpeechLanguage string `json:"speech_language"`
+	Transcriber    document.Recognizer `json:"transcriber"`
+	WhisperModel   string              `json:"whisper_model"`
+	WhisperProgram string              `json:"whisper_program"`
+	SpeechLanguage string              `json:"speech_language"`
 	// Tools are the programs found, and Using the recogniser a recording would get now.
-	Tools ingest.MediaTools `json:"tools"`
-	Using string            `json:"using"`
+	Tools ingest.MediaTools   `json:"tools"`
+	Using document.Recognizer `json:"using"`
 	// OpenAIOn says whether OpenAI answers (the condition for transcribing with it).
 	OpenAIOn bool `json:"openai_on"`
 	// PricePerMinute is OpenAI's transcription price in dollars.
@@ -105,11 +106,11 @@ func (e *Engine) MediaSettings() MediaSettings {
 // SetMediaSettings checks and saves new transcription settings in config.json.
 func (e *Engine) SetMediaSettings(s MediaSettings) error {
 	switch s.Transcriber {
-	case "", ingest.RecognizerWhisper, ingest.RecognizerPocketSphinx, ingest.RecognizerOpenAI:
+	case document.RecognizerNone, document.RecognizerWhisper, document.RecognizerPocketSphinx, document.RecognizerOpenAI:
 	default:
 		return fmt.Errorf("unknown speech recogniser %q: use whisper.cpp, pocketsphinx or openai (or none for the best local one)", s.Transcriber)
 	}
-	if s.Transcriber == ingest.RecognizerWhisper && s.WhisperModel == "" {
+	if s.Transcriber == document.RecognizerWhisper && s.WhisperModel == "" {
 		return fmt.Errorf("whisper.cpp needs a model file (ggml-base.en.bin, …): give its path")
 	}
 	e.cfgMu.Lock()

@@ -146,7 +146,7 @@ func (e *Engine) DeleteCard(ctx context.Context, id int64) error {
 
 // ExportDeck writes a deck's cards as an Anki package (bytes of a zip), Anki's text
 // import, CSV or Markdown.
-func (e *Engine) ExportDeck(ctx context.Context, deckID, format string) (string, error) {
+func (e *Engine) ExportDeck(ctx context.Context, deckID string, format study.ExportFormat) (string, error) {
 	deck, err := e.Deck(ctx, deckID)
 	if err != nil {
 		return "", err

@@ -39,10 +39,6 @@ type Cue struct {
 	Text  string  `json:"text"`
 }
 
-// RecognizerCaptions marks a transcript that is a video's own captions, not speech
-// recognised here.
-const RecognizerCaptions = "captions"
-
 // isCaptions reports whether data is a captions snapshot.
 func isCaptions(data []byte) bool {
 	head := data[:min(len(data), 64)]
@@ -67,7 +63,7 @@ func readCaptions(ctx context.Context, doc *Document, data []byte) error {
 			name += ", automatic"
 		}
 	}
-	t := &Transcript{Source: "YouTube captions (" + name + ")", Recognizer: RecognizerCaptions,
+	t := &Transcript{Source: "YouTube captions (" + name + ")", Recognizer: document.RecognizerCaptions,
 		Media: Media{Kind: document.KindVideo, URL: c.URL}, Duration: c.Duration}
 	for _, q := range c.Cues {
 		t.Segments = append(t.Segments, Segment{Start: q.Start, End: q.End, Text: q.Text})

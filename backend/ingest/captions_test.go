@@ -28,7 +28,7 @@ func TestCaptions(t *testing.T) {
 	if doc.Kind != document.KindVideo || doc.Title != "How Bees Find Flowers" || doc.Author != "The Bee Lab" || doc.URL != c.URL || tr == nil {
 		t.Fatalf("doc %q %q %q %q %v", doc.Kind, doc.Title, doc.Author, doc.URL, tr)
 	}
-	if tr.Media.URL != c.URL || tr.Media.Path != "" || tr.Recognizer != RecognizerCaptions || tr.Source != "YouTube captions (English)" || len(tr.Segments) != 2 {
+	if tr.Media.URL != c.URL || tr.Media.Path != "" || tr.Recognizer != document.RecognizerCaptions || tr.Source != "YouTube captions (English)" || len(tr.Segments) != 2 {
 		t.Fatalf("transcript %+v", tr)
 	}
 	s := tr.Segments[1]

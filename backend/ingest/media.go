@@ -52,9 +52,9 @@ type MediaOptions struct {
 	// FFmpeg is the program that decodes recordings; "" is $CARREL_FFMPEG, else
 	// "ffmpeg" on PATH.
 	FFmpeg string
-	// Recognizer forces one recogniser (a Recognizer* constant); "" picks the best at
-	// hand: whisper.cpp with a model, else PocketSphinx. RecognizerOpenAI needs Cloud.
-	Recognizer string
+	// Recognizer forces one recogniser; document.RecognizerNone picks the best at hand:
+	// whisper.cpp with a model, else PocketSphinx. document.RecognizerOpenAI needs Cloud.
+	Recognizer document.Recognizer
 	// Whisper is whisper.cpp's command-line program; "" is $CARREL_WHISPER, else
 	// "whisper-cli" or "whisper-cpp" on PATH.
 	Whisper string
@@ -152,8 +152,9 @@ type MediaTools struct {
 	Whisper      string `json:"whisper"`       // whisper.cpp's program, "" when missing
 	WhisperModel string `json:"whisper_model"` // the model file in use, "" when none
 	PocketSphinx string `json:"pocketsphinx"`  // path, "" when missing
-	// Recognizer is the one a recording would be transcribed with now ("" when none).
-	Recognizer string `json:"recognizer"`
+	// Recognizer is the one a recording would be transcribed with now (RecognizerNone
+	// when none).
+	Recognizer document.Recognizer `json:"recognizer"`
 }
 
 // FindMediaTools looks for the programs recordings need.
@@ -179,7 +180,7 @@ func fileExists(p string) bool {
 
 // recognizer turns one piece of speech (a 16 kHz mono WAV file) into timed segments.
 type recognizer interface {
-	kind() string   // a Recognizer* constant
+	kind() document.Recognizer
 	source() string // for the user: "PocketSphinx (en-us)"
 	// pieceLen is how long a piece it is given; workers how many run at once.
 	pieceLen() time.Duration
@@ -199,12 +200,12 @@ func pickRecognizer(o MediaOptions) (recognizer, error) {
 	whisper := lookPath(o.Whisper, "whisper-cli", "whisper-cpp")
 	sphinx := lookPath(o.PocketSphinx, "pocketsphinx_continuous")
 	switch o.Recognizer {
-	case RecognizerOpenAI:
+	case document.RecognizerOpenAI:
 		if o.Cloud == nil {
 			return nil, errors.New("transcription by OpenAI is chosen but OpenAI is not turned on: turn it on in Settings, or choose a local recogniser")
 		}
 		return cloudRecognizer{o.Cloud}, nil
-	case RecognizerWhisper:
+	case document.RecognizerWhisper:
 		switch {
 		case whisper == "":
 			return nil, errors.New("whisper.cpp is chosen but its program (whisper-cli) is not on PATH: install whisper.cpp, or choose another recogniser in Settings → Audio and video")
@@ -212,7 +213,7 @@ func pickRecognizer(o MediaOptions) (recognizer, error) {
 			return nil, fmt.Errorf("whisper.cpp needs a model file: choose one in Settings → Audio and video (%q was not found)", o.WhisperModel)
 		}
 		return whisperRecognizer{prog: whisper, model: o.WhisperModel, lang: o.Language}, nil
-	case RecognizerPocketSphinx:
+	case document.RecognizerPocketSphinx:
 		if sphinx == "" {
 			return nil, errors.New("PocketSphinx is chosen but not installed: install pocketsphinx and pocketsphinx-en-us (Debian/Ubuntu: sudo apt install pocketsphinx pocketsphinx-en-us)")
 		}
@@ -388,8 +389,8 @@ func readMedia(ctx context.Context, doc *Document, opts Options) error {
 	if err := LayoutTranscript(doc, t); err != nil {
 		return err
 	}
-	if rec.kind() == RecognizerPocketSphinx {
-		doc.Warnings = append(doc.Warnings, "Transcribed by PocketSphinx: expect wrong words. "+RecognizerAdvice(RecognizerPocketSphinx))
+	if rec.kind() == document.RecognizerPocketSphinx {
+		doc.Warnings = append(doc.Warnings, "Transcribed by PocketSphinx: expect wrong words. "+RecognizerAdvice(document.RecognizerPocketSphinx))
 	}
 	return nil
 }
@@ -640,11 +641,11 @@ func writeWAV(pcm, wav string, parts ...[2]int64) error {
 // cloudRecognizer is a [Transcriber] as a recogniser.
 type cloudRecognizer struct{ t Transcriber }
 
-func (c cloudRecognizer) kind() string            { return RecognizerOpenAI }
-func (c cloudRecognizer) source() string          { return c.t.Name() }
-func (c cloudRecognizer) pieceLen() time.Duration { return c.t.MaxPiece() }
-func (c cloudRecognizer) workers() int            { return 2 }
-func (c cloudRecognizer) warmup() time.Duration   { return 0 }
+func (c cloudRecognizer) kind() document.Recognizer { return document.RecognizerOpenAI }
+func (c cloudRecognizer) source() string            { return c.t.Name() }
+func (c cloudRecognizer) pieceLen() time.Duration   { return c.t.MaxPiece() }
+func (c cloudRecognizer) workers() int              { return 2 }
+func (c cloudRecognizer) warmup() time.Duration     { return 0 }
 func (c cloudRecognizer) recognize(ctx context.Context, wav string, seconds, skip float64) ([]Segment, error) {
 	segs, err := c.t.Transcribe(ctx, wav, seconds)
 	return skipSegments(segs, skip), err

@@ -17,7 +17,7 @@ import (
 )
 
 // sphinxOnly transcribes with PocketSphinx whatever else is installed.
-var sphinxOnly = Options{Media: MediaOptions{Recognizer: RecognizerPocketSphinx}}
+var sphinxOnly = Options{Media: MediaOptions{Recognizer: document.RecognizerPocketSphinx}}
 
 // verifies that a spoken paragraph, as MP3 and MP4, is transcribed by PocketSphinx
 // with timestamps: the words are mostly right (recall reported, at least 0.6), segments
@@ -55,7 +55,7 @@ func TestMediaTranscribesSpeech(t *testing.T) {
 			}
 			took := time.Since(start)
 			tr := doc.Transcript
-			if doc.Kind != tc.kind || tr == nil || tr.Recognizer != RecognizerPocketSphinx || tr.Media.Path != tc.path || tr.Media.Kind != tc.kind {
+			if doc.Kind != tc.kind || tr == nil || tr.Recognizer != document.RecognizerPocketSphinx || tr.Media.Path != tc.path || tr.Media.Kind != tc.kind {
 				t.Fatalf("kind %q, transcript %+v", doc.Kind, tr)
 			}
 			var text strings.Builder

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/carrel-app/carrel/backend/document"
 )
 
 // sphinxRecognizer runs PocketSphinx 0.8+5prealpha (Debian pocketsphinx, with the
@@ -21,8 +23,8 @@ import (
 // "word start end confidence", fillers included (<s>, </s>, <sil>, [NOISE], ++…++).
 type sphinxRecognizer struct{ prog string }
 
-func (sphinxRecognizer) kind() string   { return RecognizerPocketSphinx }
-func (sphinxRecognizer) source() string { return "PocketSphinx (US English)" }
+func (sphinxRecognizer) kind() document.Recognizer { return document.RecognizerPocketSphinx }
+func (sphinxRecognizer) source() string            { return "PocketSphinx (US English)" }
 
 // A minute a piece: progress every minute, and a cancel waits for at most one.
 func (sphinxRecognizer) pieceLen() time.Duration { return time.Minute }
@@ -126,7 +128,7 @@ type whisperRecognizer struct {
 	prog, model, lang string
 }
 
-func (whisperRecognizer) kind() string { return RecognizerWhisper }
+func (whisperRecognizer) kind() document.Recognizer { return document.RecognizerWhisper }
 func (w whisperRecognizer) source() string {
 	return "whisper.cpp (" + filepath.Base(w.model) + ")"
 }

@@ -17,9 +17,9 @@ type Transcript struct {
 	// Source names what made the text, for the user: "PocketSphinx (en-us)",
 	// "whisper.cpp (ggml-base.en.bin)", "OpenAI whisper-1", "YouTube captions (en, manual)".
 	Source string
-	// Recognizer is the machine-readable source: one of the Recognizer* constants, or
-	// another short word ("captions") for text that was not recognised here.
-	Recognizer string
+	// Recognizer is the machine-readable source (document.RecognizerCaptions for text
+	// that was not recognised here).
+	Recognizer document.Recognizer
 	// Media is the recording the times refer to.
 	Media Media
 	// Duration is the recording's length in seconds (0 when unknown).
@@ -152,23 +152,10 @@ func Clock(sec float64) string {
 	return fmt.Sprintf("%d:%02d", n/60, n%60)
 }
 
-// Recognizers: what can turn a recording's speech into text.
-const (
-	// RecognizerWhisper is whisper.cpp's command-line program with a model file the user
-	// chose: good text, offline.
-	RecognizerWhisper = "whisper.cpp"
-	// RecognizerPocketSphinx is CMU PocketSphinx with its US English model (Debian
-	// pocketsphinx, pocketsphinx-en-us): offline and everywhere, but weak.
-	RecognizerPocketSphinx = "pocketsphinx"
-	// RecognizerOpenAI is OpenAI's transcription endpoint, used only when the user has
-	// turned OpenAI on; priced per minute.
-	RecognizerOpenAI = "openai"
-)
-
 // RecognizerAdvice tells the user how to get a better transcript than recognizer gives,
 // or "" when there is no better one to suggest.
-func RecognizerAdvice(recognizer string) string {
-	if recognizer != RecognizerPocketSphinx {
+func RecognizerAdvice(recognizer document.Recognizer) string {
+	if recognizer != document.RecognizerPocketSphinx {
 		return ""
 	}
 	return "PocketSphinx is a basic offline recogniser and misses many words. For a much better transcript, install whisper.cpp (its whisper-cli program) and choose a model file in Settings → Audio and video, or, while OpenAI answers, choose OpenAI there (priced per minute); then re-read the recording."

@@ -39,18 +39,40 @@ type CardSchedule struct {
 	LastReview    time.Time `json:"last_review"` // zero before the first review
 }
 
+// CardKind is how a card was made from its passage (see backend/study, which makes them).
+type CardKind string
+
+// Kinds of card.
+const (
+	CardDefinition CardKind = "definition" // "X is a …", "X refers to …", "… is called X"
+	CardGlossary   CardKind = "glossary"   // "Term: explanation" or "Term — explanation" lines
+	CardHeading    CardKind = "heading"    // a term a section heading introduces, blanked in its first sentence
+	CardEmphasis   CardKind = "emphasis"   // a term set in emphasis (**term**, _term_), blanked
+	CardCloze      CardKind = "cloze"      // a sentence with its rarest word blanked
+	CardQA         CardKind = "qa"         // a model's question and answer
+)
+
+// CardOrigin is what made a card.
+type CardOrigin string
+
+// Origins of a card.
+const (
+	OriginRule  CardOrigin = "rule"  // Carrel's own rules, no model
+	OriginModel CardOrigin = "model" // a chat model, its answer checked against the passage
+)
+
 // Card is one flashcard. Context is the span of the passage the card stands on, copied
 // verbatim; for cards made without a model Back occurs in it.
 type Card struct {
-	ID      int64  `json:"id"`
-	DeckID  string `json:"deck_id"`
-	DocID   string `json:"doc_id"`
-	ChunkID string `json:"chunk_id"` // the passage's content hash (parents.id)
-	Kind    string `json:"kind"`
-	Origin  string `json:"origin"` // "rule" (no model) or "model"
-	Front   string `json:"front"`
-	Back    string `json:"back"`
-	Context string `json:"context"`
+	ID      int64      `json:"id"`
+	DeckID  string     `json:"deck_id"`
+	DocID   string     `json:"doc_id"`
+	ChunkID string     `json:"chunk_id"` // the passage's content hash (parents.id)
+	Kind    CardKind   `json:"kind"`
+	Origin  CardOrigin `json:"origin"`
+	Front   string     `json:"front"`
+	Back    string     `json:"back"`
+	Context string     `json:"context"`
 	// Dedup is the key two cards of a deck may not share (see backend/study).
 	Dedup string `json:"-"`
 	// SpanStart and SpanEnd are Context's byte offsets in the passage's text.
@@ -221,7 +243,7 @@ func (l *Library) AddCards(ctx context.Context, cards []Card) (int, error) {
 			c.Schedule.Due = now
 		}
 		if c.Origin == "" {
-			c.Origin = "rule"
+			c.Origin = OriginRule
 		}
 		c.CreatedAt, c.UpdatedAt = now, now
 		res, err := st.ExecContext(ctx, c.DeckID, c.DocID, c.ChunkID, c.Kind, c.Origin, c.Front, c.Back, c.Context, c.Dedup,

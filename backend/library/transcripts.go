@@ -21,7 +21,7 @@ type Transcript struct {
 	Source string `json:"source"`
 	// Recognizer is the machine-readable source ("pocketsphinx", "whisper.cpp",
 	// "openai", "captions").
-	Recognizer string `json:"recognizer"`
+	Recognizer document.Recognizer `json:"recognizer"`
 	// MediaKind is document.KindAudio or document.KindVideo.
 	MediaKind document.Kind `json:"media_kind"`
 	// MediaPath is the local recording, or "" when the recording is on the web (MediaURL).

@@ -18,14 +18,14 @@ import (
 
 // Kinds of memory (library.MemoryKind's values).
 const (
-	Preference = string(library.MemoryPreference)
-	Context    = string(library.MemoryContext)
-	Goal       = string(library.MemoryGoal)
+	Preference = library.MemoryPreference
+	Context    = library.MemoryContext
+	Goal       = library.MemoryGoal
 )
 
 // Candidate is a fact found in a message.
 type Candidate struct {
-	Kind string
+	Kind library.MemoryKind
 	// Slot names a single-valued fact ("language", "role", "field", "course", "length",
 	// "level"), "" for facts that add up.
 	Slot string
@@ -37,7 +37,7 @@ type Candidate struct {
 
 type rule struct {
 	re   *regexp.Regexp
-	kind string
+	kind library.MemoryKind
 	slot string
 	// text phrases the fact from the match's groups.
 	text func(m []string) string
@@ -293,9 +293,10 @@ func Key(text string) string {
 
 // Existing is a stored memory as [Plan] sees it.
 type Existing struct {
-	ID         int64
-	Kind, Slot string
-	Text       string
+	ID   int64
+	Kind library.MemoryKind
+	Slot string
+	Text string
 }
 
 // Action is what to do with a candidate: add it, or replace the text of memory Update.
@@ -313,7 +314,7 @@ func Plan(have []Existing, cands []Candidate) []Action {
 	for _, h := range have {
 		keys[Key(h.Text)] = true
 		if h.Slot != "" {
-			slots[h.Kind+"/"+h.Slot] = h.ID
+			slots[string(h.Kind)+"/"+h.Slot] = h.ID
 		}
 	}
 	for _, c := range cands {
@@ -324,7 +325,7 @@ func Plan(have []Existing, cands []Candidate) []Action {
 		keys[k] = true
 		a := Action{Candidate: c}
 		if c.Slot != "" {
-			if id, ok := slots[c.Kind+"/"+c.Slot]; ok {
+			if id, ok := slots[string(c.Kind)+"/"+c.Slot]; ok {
 				a.Update = id
 			}
 		}

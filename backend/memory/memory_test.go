@@ -2,12 +2,17 @@ package memory
 
 import (
 	"testing"
+
+	"github.com/carrel-app/carrel/backend/library"
 )
 
 // verifies the policy on fixed user messages: what is kept, phrased how, and what never is.
 func TestExtract(t *testing.T) {
 	keep := []struct {
-		msg, kind, slot, text string
+		msg  string
+		kind library.MemoryKind
+		slot string
+		text string
 	}{
 		{"I'm a second-year nursing student.", Context, "role", "is a second-year nursing student"},
 		{"Btw, I am a PhD candidate", Context, "role", "is a phd candidate"},
@@ -97,8 +102,9 @@ func TestPlan(t *testing.T) {
 func TestValidate(t *testing.T) {
 	msg := `I'm a second-year nursing student at Leeds. The book says "I am a surgeon". What is sepsis? Maybe I'm a visual learner.`
 	for _, c := range []struct {
-		kind, fact string
-		ok         bool
+		kind library.MemoryKind
+		fact string
+		ok   bool
 	}{
 		{Context, "is a second-year nursing student", true},
 		{Context, "The user is a nursing student at Leeds.", true},

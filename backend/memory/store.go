@@ -64,7 +64,7 @@ func (s *Store) List(ctx context.Context) ([]library.Memory, error) { return s.l
 
 // Add stores a fact the user wrote themselves (in settings or the CLI), phrased about the
 // user ("prefers examples in Python").
-func (s *Store) Add(ctx context.Context, kind, text string) (library.Memory, error) {
+func (s *Store) Add(ctx context.Context, kind library.MemoryKind, text string) (library.Memory, error) {
 	text = strings.Join(strings.Fields(text), " ")
 	if text == "" {
 		return library.Memory{}, errors.New("write what Carrel should remember, e.g. \"prefers short answers\"")
@@ -88,7 +88,7 @@ func (s *Store) Add(ctx context.Context, kind, text string) (library.Memory, err
 			return h, nil
 		}
 	}
-	m := library.Memory{Kind: library.MemoryKind(kind), Text: text}
+	m := library.Memory{Kind: kind, Text: text}
 	return m, s.lib.AddMemory(ctx, &m)
 }
 
@@ -153,7 +153,7 @@ func parseModelFacts(reply, userMessage string) []Candidate {
 		if !ok {
 			continue
 		}
-		if c, ok := Validate(userMessage, strings.ToLower(strings.TrimSpace(kind)), fact); ok {
+		if c, ok := Validate(userMessage, library.MemoryKind(strings.ToLower(strings.TrimSpace(kind))), fact); ok {
 			cands = append(cands, c)
 		}
 	}
@@ -184,7 +184,7 @@ func (s *Store) Learn(ctx context.Context, userMessage, sessionID string, local 
 	}
 	ex := make([]Existing, len(have))
 	for i, h := range have {
-		ex[i] = Existing{ID: h.ID, Kind: string(h.Kind), Slot: h.Slot, Text: h.Text}
+		ex[i] = Existing{ID: h.ID, Kind: h.Kind, Slot: h.Slot, Text: h.Text}
 	}
 	return s.apply(ctx, Plan(ex, cands), sessionID)
 }
@@ -203,7 +203,7 @@ func (s *Store) apply(ctx context.Context, plan []Action, sessionID string) []li
 			}
 			continue
 		}
-		m := library.Memory{Kind: library.MemoryKind(a.Kind), Slot: a.Slot, Text: a.Text, Source: a.Source, SessionID: sessionID}
+		m := library.Memory{Kind: a.Kind, Slot: a.Slot, Text: a.Text, Source: a.Source, SessionID: sessionID}
 		if err := s.lib.AddMemory(ctx, &m); err != nil {
 			slog.Warn("saving a memory", "err", err)
 			continue

@@ -5,6 +5,8 @@ import (
 	"unicode"
 
 	porterstemmer "github.com/blevesearch/go-porterstemmer"
+
+	"github.com/carrel-app/carrel/backend/library"
 )
 
 // factVerbs open a fact about the user, as [Extract] phrases them; a model's candidate
@@ -17,7 +19,7 @@ var factVerbs = []string{"prefers ", "does not want ", "wants ", "is ", "studies
 // themselves — in the first person, not a question, not quoted, not hedged. Anything
 // else (a guess, a paraphrase, a fact from elsewhere) is refused. The kind must be one
 // of [Preference], [Context] or [Goal].
-func Validate(message, kind, fact string) (Candidate, bool) {
+func Validate(message string, kind library.MemoryKind, fact string) (Candidate, bool) {
 	fact = clean(strings.Trim(strings.ToLower(fact), " .;-•*\"'"))
 	fact = strings.TrimPrefix(fact, "the user ")
 	if kind != Preference && kind != Context && kind != Goal || len(fact) > 200 {

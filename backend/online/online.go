@@ -22,12 +22,15 @@ import (
 	"time"
 )
 
+// Kind is what a [Source] is.
+type Kind string
+
 // Kinds of [Source].
 const (
-	KindWeb    = "web"    // a web page's main content, as cleaned HTML
-	KindFile   = "file"   // a document served at a URL (PDF, EPUB, Word, text)
-	KindThread = "thread" // a Hacker News or Reddit post with its comments
-	KindVideo  = "video"  // a YouTube video's transcript
+	KindWeb    Kind = "web"    // a web page's main content, as cleaned HTML
+	KindFile   Kind = "file"   // a document served at a URL (PDF, EPUB, Word, text)
+	KindThread Kind = "thread" // a Hacker News or Reddit post with its comments
+	KindVideo  Kind = "video"  // a YouTube video's transcript
 )
 
 // Source is what a URL gave: a snapshot to keep in the library and read with
@@ -36,9 +39,8 @@ type Source struct {
 	// URL is the canonical URL: the page's rel=canonical link, else the URL after
 	// redirects; for a thread or video, the site's own form of its address. Adding the
 	// same URL again finds the document by it.
-	URL string
-	// Kind is one of the Kind* constants.
-	Kind string
+	URL  string
+	Kind Kind
 	// Title is the page's, thread's or video's title ("" when unknown).
 	Title string
 	// Data is the snapshot: cleaned HTML, the served document, or a thread or

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/carrel-app/carrel/backend/document"
 	"github.com/carrel-app/carrel/backend/envconfig"
 	"github.com/carrel-app/carrel/backend/llm"
 	"github.com/carrel-app/carrel/backend/provider"
@@ -68,7 +69,7 @@ type MediaConfig struct {
 	// when WhisperModel is set and its program found, else PocketSphinx); "whisper.cpp"
 	// or "pocketsphinx" force one; "openai" sends the audio to OpenAI's transcription
 	// endpoint, priced per minute, and is used only while OpenAI is the provider.
-	Transcriber string `json:"transcriber,omitempty"`
+	Transcriber document.Recognizer `json:"transcriber,omitempty"`
 	// WhisperModel is whisper.cpp's ggml model file (ggml-base.en.bin, …).
 	WhisperModel string `json:"whisper_model,omitempty"`
 	// WhisperProgram is whisper.cpp's program; "" finds whisper-cli on PATH.

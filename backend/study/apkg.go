@@ -179,7 +179,7 @@ func writeAnkiCollection(path string, deck library.Deck, cards []library.Card, t
 		return fmt.Errorf("collection: %w", err)
 	}
 	for i, c := range cards {
-		tags := []string{"carrel", "carrel::" + c.Kind}
+		tags := []string{"carrel", "carrel::" + string(c.Kind)}
 		if t := ankiTag(titles[c.DocID]); t != "" {
 			tags = append(tags, t)
 		}

@@ -117,7 +117,7 @@ func TestCorpusCards(t *testing.T) {
 	now := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 	type tally struct{ docs, pages, cards int }
 	byType := map[document.Type]*tally{}
-	byKind := map[string]int{}
+	byKind := map[library.CardKind]int{}
 	var all []library.Card
 	docs, pagesAll, skipped := 0, 0, 0
 	titles := map[string]string{}
@@ -234,7 +234,7 @@ func TestCorpusCards(t *testing.T) {
 		t.Logf("  %-13s %2d documents %5d pages %5d cards: %5.1f per 100 pages", ty, v.docs, v.pages, v.cards, 100*float64(v.cards)/float64(v.pages))
 	}
 	t.Logf("by kind: %v", byKind)
-	for _, k := range []string{KindDefinition, KindGlossary, KindCloze, KindHeading} {
+	for _, k := range []library.CardKind{KindDefinition, KindGlossary, KindCloze, KindHeading} {
 		if byKind[k] == 0 {
 			t.Errorf("no %s card in the whole corpus", k)
 		}

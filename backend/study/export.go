@@ -12,12 +12,15 @@ import (
 	"github.com/carrel-app/carrel/backend/library"
 )
 
+// ExportFormat is a file format a deck is exported in.
+type ExportFormat string
+
 // Export formats.
 const (
-	FormatAnki = "anki" // Anki's text import: tab-separated, with a header naming the columns
-	FormatCSV  = "csv"
-	FormatMD   = "md"
-	FormatApkg = "apkg" // an Anki package: a zip of collection.anki2 (SQLite) and media
+	FormatAnki ExportFormat = "anki" // Anki's text import: tab-separated, with a header naming the columns
+	FormatCSV  ExportFormat = "csv"
+	FormatMD   ExportFormat = "md"
+	FormatApkg ExportFormat = "apkg" // an Anki package: a zip of collection.anki2 (SQLite) and media
 )
 
 // ErrFormat is returned for an export format Carrel does not write.
@@ -43,7 +46,7 @@ func Source(c library.Card, title string) string {
 // Source, Tags; tags carrel, carrel::KIND and the document's title; the deck named in
 // the header), CSV with every field, or Markdown with each card's source passage
 // quoted. titles maps document ids to titles.
-func Export(w io.Writer, deck library.Deck, cards []library.Card, titles map[string]string, format string) error {
+func Export(w io.Writer, deck library.Deck, cards []library.Card, titles map[string]string, format ExportFormat) error {
 	switch format {
 	case FormatApkg:
 		return exportApkg(w, deck, cards, titles)
@@ -84,7 +87,7 @@ func exportAnki(w io.Writer, deck library.Deck, cards []library.Card, titles map
 	fmt.Fprintf(&b, "#deck:Carrel::%s\n", strings.ReplaceAll(collapse(deck.Title), "::", ":"))
 	b.WriteString("#columns:Front\tBack\tSource\tTags\n#tags column:4\n")
 	for _, c := range cards {
-		tags := []string{"carrel", "carrel::" + c.Kind}
+		tags := []string{"carrel", "carrel::" + string(c.Kind)}
 		if t := ankiTag(titles[c.DocID]); t != "" {
 			tags = append(tags, t)
 		}
@@ -102,7 +105,7 @@ func exportCSV(w io.Writer, deck library.Deck, cards []library.Card, titles map[
 	cw.Write([]string{"id", "deck", "kind", "front", "back", "source", "document", "page", "page_end", "start", "end",
 		"doc_id", "chunk_id", "context", "suspended", "stale", "due", "state", "reps", "lapses"})
 	for _, c := range cards {
-		cw.Write([]string{strconv.FormatInt(c.ID, 10), deck.Title, c.Kind, collapse(c.Front), collapse(c.Back),
+		cw.Write([]string{strconv.FormatInt(c.ID, 10), deck.Title, string(c.Kind), collapse(c.Front), collapse(c.Back),
 			Source(c, titles[c.DocID]), titles[c.DocID], strconv.Itoa(c.Page), strconv.Itoa(c.PageEnd), strconv.Itoa(c.Start),
 			strconv.Itoa(c.End), c.DocID, c.ChunkID, collapse(c.Context), strconv.FormatBool(c.Suspended),
 			strconv.FormatBool(c.Stale), c.Schedule.Due.UTC().Format(time.RFC3339), strconv.Itoa(c.Schedule.State),

@@ -120,7 +120,7 @@ func TestExportApkg(t *testing.T) {
 			if len(f) != 4 || !strings.Contains(f[2], "Cell biology notes") || csum != apkgChecksum(collapse(c.Front)) || sfld != f[0] {
 				t.Errorf("note %d: fields %q csum %d", i, f, csum)
 			}
-			if !strings.Contains(tags, " carrel::"+c.Kind+" ") || !strings.Contains(tags, "Cell_biology_notes") {
+			if !strings.Contains(tags, " carrel::"+string(c.Kind)+" ") || !strings.Contains(tags, "Cell_biology_notes") {
 				t.Errorf("note %d tags %q", i, tags)
 			}
 			i++

@@ -7,16 +7,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/carrel-app/carrel/backend/ingest"
+	"github.com/carrel-app/carrel/backend/library"
 )
 
-// Card kinds made without a model.
+// Card kinds (library.CardKind's values): made without a model, and KindQA by one.
 const (
-	KindDefinition = "definition" // "X is a …", "X refers to …", "… is called X"
-	KindGlossary   = "glossary"   // "Term: explanation" or "Term — explanation" lines
-	KindHeading    = "heading"    // a term a section heading introduces, blanked in its first sentence
-	KindEmphasis   = "emphasis"   // a term set in emphasis (**term**, _term_), blanked
-	KindCloze      = "cloze"      // a sentence with its rarest word blanked
-	KindQA         = "qa"         // a model's question and answer
+	KindDefinition = library.CardDefinition
+	KindGlossary   = library.CardGlossary
+	KindHeading    = library.CardHeading
+	KindEmphasis   = library.CardEmphasis
+	KindCloze      = library.CardCloze
+	KindQA         = library.CardQA
 )
 
 // Blank stands for the hidden words of a cloze card's question.
@@ -37,7 +38,7 @@ type Passage struct {
 // Draft is a card made from a passage, before it is placed in a deck. Back is text of the
 // passage, verbatim; Context is the span it stands on, Passage.Text[SpanStart:SpanEnd].
 type Draft struct {
-	Kind      string
+	Kind      library.CardKind
 	Front     string
 	Back      string
 	Context   string

@@ -12,11 +12,15 @@ import (
 	"github.com/carrel-app/carrel/backend/llm"
 )
 
-// How a short answer was found right or wrong (Marking.By).
+// MarkBy is the grader that found a short answer right (Marking.By).
+type MarkBy string
+
+// Graders of a short answer.
 const (
-	ByWords   = "words"   // it gives the card's answer's content words
-	ByMeaning = "meaning" // its embedding is close to the card's answer's, closer than to any other answer of the deck
-	ByModel   = "model"   // the chat model, asked as a judge, said so
+	ByWords   MarkBy = "words"   // it gives the card's answer's content words
+	ByMeaning MarkBy = "meaning" // its embedding is close to the card's answer's, closer than to any other answer of the deck
+	ByModel   MarkBy = "model"   // the chat model, asked as a judge, said so
+	ByNone    MarkBy = ""        // wrong by every grader asked
 )
 
 // MarkOptions are the graders beyond the words: each is optional.

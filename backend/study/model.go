@@ -34,21 +34,24 @@ type ModelCard struct {
 
 // ModelResult counts what models proposed and what the check in code kept.
 type ModelResult struct {
-	Passages int            `json:"passages"`
-	Proposed int            `json:"proposed"`
-	Kept     int            `json:"kept"`
-	Dropped  int            `json:"dropped"`
-	Reasons  map[string]int `json:"reasons"` // dropped cards by reason
-	Failed   int            `json:"failed"`  // passages whose reply was not the JSON asked for
+	Passages int                `json:"passages"`
+	Proposed int                `json:"proposed"`
+	Kept     int                `json:"kept"`
+	Dropped  int                `json:"dropped"`
+	Reasons  map[DropReason]int `json:"reasons"` // dropped cards by reason
+	Failed   int                `json:"failed"`  // passages whose reply was not the JSON asked for
 }
+
+// DropReason is why a model's card is dropped.
+type DropReason string
 
 // Reasons a model's card is dropped.
 const (
-	DropEmpty       = "empty"       // no question or no answer
-	DropLong        = "long"        // the answer is not short
-	DropUnsupported = "unsupported" // no sentence of the passage holds the answer's words
-	DropTrivial     = "trivial"     // the question gives the answer away
-	DropDuplicate   = "duplicate"
+	DropEmpty       DropReason = "empty"       // no question or no answer
+	DropLong        DropReason = "long"        // the answer is not short
+	DropUnsupported DropReason = "unsupported" // no sentence of the passage holds the answer's words
+	DropTrivial     DropReason = "trivial"     // the question gives the answer away
+	DropDuplicate   DropReason = "duplicate"
 )
 
 // minSupport is the share of an answer's content words a sentence of the passage must
@@ -80,7 +83,7 @@ type Progress struct {
 // asked once more at temperature 0.7 and then counts as failed; any other model or
 // connection error stops and is returned, as does ctx ending, with the cards kept so far.
 func ModelCards(ctx context.Context, chat llm.Provider, opt ModelOptions, passages []Passage) ([]Draft, ModelResult, error) {
-	res := ModelResult{Reasons: map[string]int{}}
+	res := ModelResult{Reasons: map[DropReason]int{}}
 	seen := map[string]bool{}
 	var out []Draft
 	perPassage := opt.PerPassage
@@ -181,8 +184,8 @@ func ParseModelCards(reply string) ([]ModelCard, bool) {
 
 // CheckModelCards keeps the proposed cards passage p supports, each with the sentence
 // that supports it as its span, and counts the others by reason.
-func CheckModelCards(p Passage, proposed []ModelCard) ([]Draft, map[string]int) {
-	reasons := map[string]int{}
+func CheckModelCards(p Passage, proposed []ModelCard) ([]Draft, map[DropReason]int) {
+	reasons := map[DropReason]int{}
 	sents := sentences(p.Text)
 	var out []Draft
 	for _, c := range proposed {

@@ -40,7 +40,7 @@ func TestCheckModelCards(t *testing.T) {
 			t.Errorf("span of %+v is not at its offsets", d)
 		}
 	}
-	want := map[string]int{DropUnsupported: 1, DropTrivial: 1, DropEmpty: 1, DropLong: 1}
+	want := map[DropReason]int{DropUnsupported: 1, DropTrivial: 1, DropEmpty: 1, DropLong: 1}
 	for r, n := range want {
 		if dropped[r] != n {
 			t.Errorf("dropped %v, want %v", dropped, want)

@@ -96,9 +96,9 @@ func abs(x int) int {
 type Marking struct {
 	Correct bool    `json:"correct"`
 	Score   float64 `json:"score"` // share of the answer's content words given (0..1)
-	// By says which grader decided a right answer: words, meaning or model ("" when wrong
-	// by every grader asked).
-	By string `json:"by"`
+	// By says which grader decided a right answer: words, meaning or model (ByNone when
+	// wrong by every grader asked).
+	By MarkBy `json:"by"`
 	// Similarity is the cosine between the embeddings of the given and the card's answer
 	// (-1: not measured, no embedder), Closest the highest with the deck's other answers.
 	Similarity float64 `json:"similarity"`

@@ -147,12 +147,12 @@ func FollowSessions(ctx context.Context, lib *library.Library, now time.Time) er
 
 // MakeResult says what making cards did.
 type MakeResult struct {
-	Deck     library.Deck   `json:"deck"`
-	Passages int            `json:"passages"` // passages read
-	Made     int            `json:"made"`     // cards made from them
-	Added    int            `json:"added"`    // of which new to the deck
-	Existing int            `json:"existing"` // of which the deck had already
-	ByKind   map[string]int `json:"by_kind"`  // added cards per kind
+	Deck     library.Deck             `json:"deck"`
+	Passages int                      `json:"passages"` // passages read
+	Made     int                      `json:"made"`     // cards made from them
+	Added    int                      `json:"added"`    // of which new to the deck
+	Existing int                      `json:"existing"` // of which the deck had already
+	ByKind   map[library.CardKind]int `json:"by_kind"`  // added cards per kind
 	// Model says what a model proposed and what the check kept (cards made with a model).
 	Model *ModelResult `json:"model,omitempty"`
 	// Stopped is true when the model was stopped midway: the cards checked before are in.
@@ -169,7 +169,7 @@ func Make(ctx context.Context, lib *library.Library, deck library.Deck, docIDs [
 // MakeWith makes cards with gen (the rules of Generate, or a model through ModelCards)
 // from the passages of docIDs (the deck's scope when empty) and adds the new ones.
 func MakeWith(ctx context.Context, lib *library.Library, deck library.Deck, docIDs []string, now time.Time, gen func([]Passage) ([]Draft, error)) (MakeResult, error) {
-	res := MakeResult{Deck: deck, ByKind: map[string]int{}}
+	res := MakeResult{Deck: deck, ByKind: map[library.CardKind]int{}}
 	if len(docIDs) == 0 {
 		docIDs = deck.DocIDs
 	}
@@ -200,9 +200,9 @@ func MakeWith(ctx context.Context, lib *library.Library, deck library.Deck, docI
 	cards := make([]library.Card, 0, len(drafts))
 	for _, d := range drafts {
 		p := parents[d.Passage]
-		origin := "rule"
+		origin := library.OriginRule
 		if d.Kind == KindQA {
-			origin = "model"
+			origin = library.OriginModel
 		}
 		c := library.Card{DeckID: deck.ID, DocID: p.DocID, ChunkID: p.ID, Kind: d.Kind, Origin: origin,
 			Front: d.Front, Back: d.Back, Context: d.Context, Dedup: Dedup(d.Front, d.Back),

@@ -54,7 +54,10 @@ func TestGenerateKinds(t *testing.T) {
 		passages = append(passages, Passage{ChunkID: section, Section: section, Text: part})
 	}
 	got := Generate(passages)
-	want := []struct{ kind, front, back string }{
+	want := []struct {
+		kind        library.CardKind
+		front, back string
+	}{
 		{KindDefinition, "What is a cell membrane?", "a thin layer of lipids and proteins that separates the inside of a cell from its surroundings"},
 		{KindDefinition, "What does Diffusion refer to?", "the movement of molecules from a region of higher concentration to one of lower concentration"},
 		{KindDefinition, "What is the movement of water across a membrane called?", "osmosis"},

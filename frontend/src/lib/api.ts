@@ -10,7 +10,7 @@
 import * as parse from './normalize';
 import * as recall from './recall';
 import * as study from './study';
-import type { Deck, DeckStats, MakeResult, Marking, MemorySettings, Question, QuizScore, StudyCard, SummaryRequest } from './types';
+import type { Deck, DeckStats, ExportFormat, MakeResult, Marking, MemoryKind, MemorySettings, Question, QuizScore, StudyCard, SummaryRequest } from './types';
 import type { AddResult, ChunkSettings, OnlineSettings, LibraryFolder, Stats, CloudSettings, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status, WatchedFolder, WatchSynced } from './types';
 import { EVENT_NAMES } from './types';
 import { parsePageWords, type PageWords } from './ocr-rects';
@@ -44,7 +44,7 @@ interface WailsApp {
   AskFresh?(sessionID: string, question: string, docIDs: string[] | null, overrideBudget: boolean): Promise<unknown>;
   Memory?(): Promise<unknown>;
   SetMemoryEnabled?(on: boolean): Promise<unknown>;
-  AddMemory?(kind: string, text: string): Promise<unknown>;
+  AddMemory?(kind: MemoryKind, text: string): Promise<unknown>;
   EditMemory?(id: number, text: string): Promise<unknown>;
   DeleteMemory?(id: number): Promise<unknown>;
   ListSessions(): Promise<unknown>;
@@ -81,7 +81,7 @@ interface WailsApp {
   EditCard?(cardID: number, front: string, back: string): Promise<unknown>;
   SuspendCard?(cardID: number, suspended: boolean): Promise<unknown>;
   DeleteCard?(cardID: number): Promise<unknown>;
-  ExportDeck?(deckID: string, format: string): Promise<unknown>;
+  ExportDeck?(deckID: string, format: ExportFormat): Promise<unknown>;
   Quiz?(deckID: string, n: number): Promise<unknown>;
   MarkAnswer?(cardID: number, given: string, judge: boolean): Promise<unknown>;
   RecordQuiz?(deckID: string, questions: number, correct: number): Promise<unknown>;
@@ -89,7 +89,7 @@ interface WailsApp {
   StudyStats?(): Promise<unknown>;
   StartSummary?(req: unknown): Promise<unknown>;
   DocumentSections?(docID: string): Promise<unknown>;
-  SaveDeck?(deckID: string, format: string): Promise<unknown>;
+  SaveDeck?(deckID: string, format: ExportFormat): Promise<unknown>;
 }
 
 /** The part of the Wails v2.9 JS runtime we use (wrapper/runtime.d.ts). */
@@ -302,12 +302,12 @@ export const documentSections = async (docID: string): Promise<string[]> => {
   return Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
 };
 /** Desktop: saves a deck's export where the user picks; returns the path ('' if cancelled). */
-export const saveDeck = async (deckID: string, format: 'apkg' | 'anki' | 'csv' | 'md'): Promise<string> => String((await call('SaveDeck', deckID, format)) ?? '');
-export const exportDeck = async (deckID: string, format: 'apkg' | 'anki' | 'csv' | 'md'): Promise<string> => String((await call('ExportDeck', deckID, format)) ?? '');
+export const saveDeck = async (deckID: string, format: ExportFormat): Promise<string> => String((await call('SaveDeck', deckID, format)) ?? '');
+export const exportDeck = async (deckID: string, format: ExportFormat): Promise<string> => String((await call('ExportDeck', deckID, format)) ?? '');
 
 export const getMemory = async (): Promise<MemorySettings> => recall.memorySettings(await call('Memory'));
 export const setMemoryEnabled = async (on: boolean): Promise<MemorySettings> => recall.memorySettings(await call('SetMemoryEnabled', on));
-export const addMemory = async (kind: string, text: string): Promise<MemorySettings> => recall.memorySettings(await call('AddMemory', kind, text));
+export const addMemory = async (kind: MemoryKind, text: string): Promise<MemorySettings> => recall.memorySettings(await call('AddMemory', kind, text));
 export const editMemory = async (id: number, text: string): Promise<MemorySettings> => recall.memorySettings(await call('EditMemory', id, text));
 export const deleteMemory = async (id: number): Promise<MemorySettings> => recall.memorySettings(await call('DeleteMemory', id));
 

@@ -4,7 +4,7 @@
 /** Every method the frontend can call on app.App. */
 export interface Bridge {
   AddDialog(): Promise<Queued>;
-  AddMemory(kind: string, text: string): Promise<MemorySettings>;
+  AddMemory(kind: MemoryKind, text: string): Promise<MemorySettings>;
   AddPaths(paths: string[]): Promise<Queued>;
   AddURL(url: string): Promise<Queued>;
   Ask(question: string, docIDs: string[]): Promise<string>;
@@ -26,7 +26,7 @@ export interface Bridge {
   DueCards(deckID: string, limit: number): Promise<Card[]>;
   EditCard(cardID: number, front: string, back: string): Promise<Card>;
   EditMemory(id: number, text: string): Promise<MemorySettings>;
-  ExportDeck(deckID: string, format: string): Promise<string>;
+  ExportDeck(deckID: string, format: ExportFormat): Promise<string>;
   ExportSession(sessionID: string): Promise<string>;
   GetSession(sessionID: string): Promise<SessionDetail>;
   GradeCard(cardID: number, grade: number): Promise<Card>;
@@ -52,7 +52,7 @@ export interface Bridge {
   RemoveDocument(docID: string): Promise<void>;
   RenameSession(sessionID: string, title: string): Promise<void>;
   RereadDocument(docID: string): Promise<void>;
-  SaveDeck(deckID: string, format: string): Promise<string>;
+  SaveDeck(deckID: string, format: ExportFormat): Promise<string>;
   Search(query: string, k: number, docIDs: string[]): Promise<Hit[]>;
   SetAPIKey(provider: ProviderName, key: string): Promise<CloudSettings>;
   SetChunkSettings(profiles: Record<string, Record<string, number>>): Promise<ChunkSettings>;
@@ -201,6 +201,9 @@ export type Queued = {
   queued: number;
 };
 
+/** github.com/carrel-app/carrel/backend/library.MemoryKind */
+export type MemoryKind = "preference" | "context" | "goal";
+
 /** github.com/carrel-app/carrel/backend/workspace.MemorySettings */
 export type MemorySettings = {
   enabled: boolean;
@@ -248,8 +251,8 @@ export type Card = {
   deck_id: string;
   doc_id: string;
   chunk_id: string;
-  kind: string;
-  origin: string;
+  kind: CardKind;
+  origin: CardOrigin;
   front: string;
   back: string;
   context: string;
@@ -269,6 +272,9 @@ export type Card = {
 
 /** github.com/carrel-app/carrel/backend/provider.Name */
 export type ProviderName = "ollama" | "openai" | "anthropic" | "";
+
+/** github.com/carrel-app/carrel/backend/study.ExportFormat */
+export type ExportFormat = "anki" | "csv" | "md" | "apkg";
 
 /** github.com/carrel-app/carrel/backend/asking.SessionDetail */
 export type SessionDetail = {
@@ -359,7 +365,7 @@ export type MakeResult = {
 export type Marking = {
   correct: boolean;
   score: number;
-  by: string;
+  by: MarkBy;
   similarity: number;
   closest: number;
   judge?: Verdict | null;
@@ -368,12 +374,12 @@ export type Marking = {
 
 /** github.com/carrel-app/carrel/backend/engine.MediaSettings */
 export type MediaSettings = {
-  transcriber: string;
+  transcriber: Recognizer;
   whisper_model: string;
   whisper_program: string;
   speech_language: string;
   tools: MediaTools;
-  using: string;
+  using: Recognizer;
   openai_on: boolean;
   price_per_minute: number;
 };
@@ -511,7 +517,7 @@ export type DeckStats = {
 export type Transcript = {
   doc_id: string;
   source: string;
-  recognizer: string;
+  recognizer: Recognizer;
   advice: string;
   media_kind: DocumentKind;
   media_url: string;
@@ -679,6 +685,12 @@ export type Price = {
 /** github.com/carrel-app/carrel/backend/llm.KeySource */
 export type KeySource = "keyring" | "environment" | "";
 
+/** github.com/carrel-app/carrel/backend/library.CardKind */
+export type CardKind = "definition" | "glossary" | "heading" | "emphasis" | "cloze" | "qa";
+
+/** github.com/carrel-app/carrel/backend/library.CardOrigin */
+export type CardOrigin = "rule" | "model";
+
 /** github.com/carrel-app/carrel/backend/library.CardSchedule */
 export type CardSchedule = {
   state: number;
@@ -759,11 +771,17 @@ export type ModelResult = {
   failed: number;
 };
 
+/** github.com/carrel-app/carrel/backend/study.MarkBy */
+export type MarkBy = "words" | "meaning" | "model" | "";
+
 /** github.com/carrel-app/carrel/backend/study.Verdict */
 export type Verdict = {
   correct: boolean;
   reason: string;
 };
+
+/** github.com/carrel-app/carrel/backend/document.Recognizer */
+export type Recognizer = "whisper.cpp" | "pocketsphinx" | "openai" | "captions" | "";
 
 /** github.com/carrel-app/carrel/backend/ingest.MediaTools */
 export type MediaTools = {
@@ -771,7 +789,7 @@ export type MediaTools = {
   whisper: string;
   whisper_model: string;
   pocketsphinx: string;
-  recognizer: string;
+  recognizer: Recognizer;
 };
 
 /** github.com/carrel-app/carrel/backend/online.Host */
@@ -947,9 +965,6 @@ export type Summary = {
   session_id: string;
   message_id: number;
 };
-
-/** github.com/carrel-app/carrel/backend/library.MemoryKind */
-export type MemoryKind = "preference" | "context" | "goal";
 
 /** github.com/carrel-app/carrel/backend/library.MessageStatus */
 export type MessageStatus = "done" | "stopped" | "truncated" | "failed";

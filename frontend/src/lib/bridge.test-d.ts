@@ -7,6 +7,7 @@
 // that every type of types.ts is listed here or declared frontend-only.
 import { expectTypeOf, test } from 'vitest';
 import type * as gen from './bridge.gen';
+import type * as media from './transcript';
 import type * as hand from './types';
 
 /**
@@ -66,6 +67,9 @@ test('types.ts declares only fields the Go types send, with types their values f
   none<Drift<gen.SummaryStart, hand.SummaryStart>>();
   none<Drift<gen.SummaryPart, hand.SummaryPart, 'section'>>();
   none<Drift<gen.SummaryDone, hand.SummaryDone, 'summary'>>();
+  // transcript.ts narrows media_kind to the recordings' kinds (audio, video).
+  none<Drift<gen.Transcript, media.Transcript, 'media_kind'>>();
+  none<Drift<gen.MediaSettings, media.MediaSettings>>();
 });
 
 test('types.ts has the Go enumerated values', () => {
@@ -73,5 +77,13 @@ test('types.ts has the Go enumerated values', () => {
   expectTypeOf<hand.AnswerMode>().toEqualTypeOf<gen.AnswerMode>();
   expectTypeOf<hand.Message['status']>().toEqualTypeOf<gen.MessageStatus>();
   expectTypeOf<hand.CachedFrom['match']>().toEqualTypeOf<gen.CacheMatch>();
+  expectTypeOf<hand.MemoryItem['kind']>().toEqualTypeOf<gen.MemoryKind>();
+  expectTypeOf<hand.StudyCard['kind']>().toEqualTypeOf<gen.CardKind>();
+  expectTypeOf<hand.StudyCard['origin']>().toEqualTypeOf<gen.CardOrigin>();
+  expectTypeOf<hand.Marking['by']>().toEqualTypeOf<gen.MarkBy>();
+  expectTypeOf<media.Transcript['recognizer']>().toEqualTypeOf<gen.Recognizer>();
+  expectTypeOf<media.MediaSettings['transcriber']>().toEqualTypeOf<gen.Recognizer>();
+  expectTypeOf<Parameters<gen.Bridge['AddMemory']>[0]>().toEqualTypeOf<hand.MemoryKind>();
+  expectTypeOf<Parameters<gen.Bridge['ExportDeck']>[1]>().toEqualTypeOf<hand.ExportFormat>();
   expectTypeOf<keyof hand.EventMap>().toEqualTypeOf<keyof gen.BridgeEvents>();
 });

@@ -2,7 +2,7 @@
 // review screen's keys.
 
 import { citations, claims } from './normalize';
-import type { CardSchedule, CardsProgress, DayCount, Deck, DeckStats, MakeResult, Marking, Question, QuizScore, StudyCard, Summary, SummaryDone, SummaryError, SummaryPart, SummarySection, SummaryStart, SummaryToken } from './types';
+import type { CardKind, CardOrigin, CardSchedule, CardsProgress, DayCount, Deck, DeckStats, MakeResult, Marking, Question, QuizScore, StudyCard, Summary, SummaryDone, SummaryError, SummaryPart, SummarySection, SummaryStart, SummaryToken } from './types';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
@@ -28,8 +28,9 @@ export function card(v: unknown): StudyCard {
     id: num(o.id),
     deck_id: str(o.deck_id),
     doc_id: str(o.doc_id),
-    kind: str(o.kind),
-    origin: str(o.origin),
+    // Go's library.CardKind and CardOrigin, sent as stored.
+    kind: str(o.kind) as CardKind,
+    origin: str(o.origin) as CardOrigin,
     front: str(o.front),
     back: str(o.back),
     context: str(o.context),

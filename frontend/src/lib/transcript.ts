@@ -1,6 +1,7 @@
 // The timed text of a recording (app.Transcript, docs/bridge.md): parsing at the boundary,
 // and mapping a cited passage to the time it was said.
 
+import type { Recognizer } from './bridge.gen';
 import { runeIndex } from './highlight';
 
 export type Segment = {
@@ -17,7 +18,7 @@ export type Segment = {
 export type Transcript = {
   doc_id: string;
   source: string;
-  recognizer: string;
+  recognizer: Recognizer;
   advice: string;
   media_kind: 'audio' | 'video';
   media_url: string;
@@ -44,7 +45,7 @@ export function parseTranscript(v: unknown): Transcript {
   return {
     doc_id: str(o.doc_id),
     source: str(o.source),
-    recognizer: str(o.recognizer),
+    recognizer: str(o.recognizer) as Recognizer, // Go's document.Recognizer
     advice: str(o.advice),
     media_kind: o.media_kind === 'video' ? 'video' : 'audio',
     // Only our own files route plays in place; anything else is a page on the web.
@@ -95,14 +96,14 @@ export function passageSegment(segs: Segment[], page: number, start: number, pas
 
 /** How recordings are transcribed (app.MediaSettings, docs/bridge.md). */
 export type MediaSettings = {
-  /** '' picks the best local recogniser; 'whisper.cpp' | 'pocketsphinx' | 'openai'. */
-  transcriber: string;
+  /** '' picks the best local recogniser. */
+  transcriber: Recognizer;
   whisper_model: string;
   whisper_program: string;
   speech_language: string;
-  tools: { ffmpeg: string; whisper: string; whisper_model: string; pocketsphinx: string; recognizer: string };
+  tools: { ffmpeg: string; whisper: string; whisper_model: string; pocketsphinx: string; recognizer: Recognizer };
   /** The recogniser a recording gets now ('' when none is installed). */
-  using: string;
+  using: Recognizer;
   openai_on: boolean;
   price_per_minute: number;
 };
@@ -111,12 +112,13 @@ export function parseMediaSettings(v: unknown): MediaSettings {
   const o = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
   const t = (o.tools && typeof o.tools === 'object' ? o.tools : {}) as Record<string, unknown>;
   return {
-    transcriber: str(o.transcriber),
+    // Go's document.Recognizer, as sent.
+    transcriber: str(o.transcriber) as Recognizer,
     whisper_model: str(o.whisper_model),
     whisper_program: str(o.whisper_program),
     speech_language: str(o.speech_language),
-    tools: { ffmpeg: str(t.ffmpeg), whisper: str(t.whisper), whisper_model: str(t.whisper_model), pocketsphinx: str(t.pocketsphinx), recognizer: str(t.recognizer) },
-    using: str(o.using),
+    tools: { ffmpeg: str(t.ffmpeg), whisper: str(t.whisper), whisper_model: str(t.whisper_model), pocketsphinx: str(t.pocketsphinx), recognizer: str(t.recognizer) as Recognizer },
+    using: str(o.using) as Recognizer,
     openai_on: o.openai_on === true,
     price_per_minute: num(o.price_per_minute),
   };

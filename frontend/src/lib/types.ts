@@ -9,6 +9,8 @@ import type * as gen from './bridge.gen';
 import { BRIDGE_EVENTS } from './bridge.gen';
 export type {
   AnswerToken,
+  CardKind,
+  CardOrigin,
   CardsProgress,
   ChunkField,
   ChunkSettings,
@@ -19,14 +21,18 @@ export type {
   DeckStats,
   DocumentKind,
   DocumentType,
+  ExportFormat,
   Latency,
   LibraryFolder,
+  MarkBy,
+  MemoryKind,
   ModelResult,
   OnlineSettings,
   Price,
   ProviderName,
   PullEvent,
   QuizScore,
+  Recognizer,
   Selection,
   Session,
   Suggestion,
@@ -276,8 +282,8 @@ export type StudyCard = {
   id: number;
   deck_id: string;
   doc_id: string;
-  kind: string;
-  origin: string;
+  kind: gen.CardKind;
+  origin: gen.CardOrigin;
   front: string;
   back: string;
   context: string;
@@ -298,4 +304,4 @@ export type MakeResult = { deck: Deck; passages: number; made: number; added: nu
 /** A quiz question: multiple choice (choices, answer = index of the right one) or a short answer (no choices, answer -1). */
 export type Question = { card_id: number; prompt: string; choices: string[]; answer: number; card: StudyCard };
 /** A short answer's marking: by which grader it was found right ('' when wrong), the share of the answer's words given, the embedding similarity (-1 when not measured) and the judge model's verdict. */
-export type Marking = { correct: boolean; score: number; by: string; similarity: number; closest: number; judge: gen.Verdict | null; judge_error: string };
+export type Marking = { correct: boolean; score: number; by: gen.MarkBy; similarity: number; closest: number; judge: gen.Verdict | null; judge_error: string };
