@@ -109,16 +109,22 @@ func TestDesktopCallsDuringSwitch(t *testing.T) {
 		}
 		stop.Store(true)
 		wg.Wait()
-		if len(failures) > 0 {
-			t.Errorf("%d of %d calls failed, e.g. %v", len(failures), calls.Load(), failures[:min(3, len(failures))])
-		}
-		if calls.Load() < 20 {
-			t.Errorf("only %d calls ran during the switches", calls.Load())
-		}
-		ds, err := a.ListDocuments()
-		if err != nil || len(ds) != 1 || ds[0].ID != docs[libA] {
-			t.Errorf("after switching back: %+v %v", ds, err)
-		}
+		t.Run("no call reached a closed library", func(t *testing.T) {
+			if len(failures) > 0 {
+				t.Errorf("%d of %d calls failed, e.g. %v", len(failures), calls.Load(), failures[:min(3, len(failures))])
+			}
+		})
+		t.Run("calls ran during the switches", func(t *testing.T) {
+			if calls.Load() < 20 {
+				t.Errorf("only %d calls ran during the switches", calls.Load())
+			}
+		})
+		t.Run("the library in force afterwards", func(t *testing.T) {
+			ds, err := a.ListDocuments()
+			if err != nil || len(ds) != 1 || ds[0].ID != docs[libA] {
+				t.Errorf("after switching back: %+v %v", ds, err)
+			}
+		})
 	}
 }
 

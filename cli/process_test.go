@@ -218,7 +218,7 @@ func TestCommandsStopOnSignal(t *testing.T) {
 // the case where `search` once ignored SIGTERM for minutes: each command either finishes
 // by itself within a few seconds (the status probe gives up and it works without the
 // model) or, still busy half a second after reaching Ollama, exits 130 within the grace
-// period of SIGTERM or SIGINT. None hangs.
+// period of SIGTERM or SIGINT. None hangs. Each command is a subtest, in order.
 func TestCommandsStopWithSilentOllama(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -261,43 +261,45 @@ func TestCommandsStopWithSilentOllama(t *testing.T) {
 		{"serve", "--addr", "127.0.0.1:0"},
 		// ingest: TestCommandsStopOnSignal (an ingest long enough to be stopped for sure)
 	} {
-		sig := []syscall.Signal{syscall.SIGTERM, syscall.SIGINT}[i%2]
-		start := time.Now()
-		before := accepted.Load()
-		p := startCarrel(t, nil, append([]string{"--library", lib, "--ollama-host", silent}, args...)...)
-		// Busy once it has reached Ollama (or, serve, printed its link): its signal handling
-		// is in place from before the library is opened. A loaded machine may take seconds
-		// to get there; a signal before it would only test Go's default.
-		for accepted.Load() == before && p.stdout.String() == "" && time.Since(start) < time.Minute {
+		t.Run(args[0], func(t *testing.T) {
+			sig := []syscall.Signal{syscall.SIGTERM, syscall.SIGINT}[i%2]
+			start := time.Now()
+			before := accepted.Load()
+			p := startCarrel(t, nil, append([]string{"--library", lib, "--ollama-host", silent}, args...)...)
+			// Busy once it has reached Ollama (or, serve, printed its link): its signal handling
+			// is in place from before the library is opened. A loaded machine may take seconds
+			// to get there; a signal before it would only test Go's default.
+			for accepted.Load() == before && p.stdout.String() == "" && time.Since(start) < time.Minute {
+				select {
+				case <-p.done:
+				case <-time.After(20 * time.Millisecond):
+					continue
+				}
+				break
+			}
 			select {
 			case <-p.done:
-			case <-time.After(20 * time.Millisecond):
-				continue
+				code := p.wait(t, 0)
+				if code != 0 || time.Since(start) > 15*time.Second {
+					t.Fatalf("%s with a silent Ollama: exit %d after %s\nstderr:\n%s", args[0], code, time.Since(start), p.stderr)
+				}
+				t.Logf("%s with a silent Ollama: done by itself in %s", args[0], time.Since(start).Round(time.Millisecond))
+				return
+			case <-time.After(500 * time.Millisecond):
 			}
-			break
-		}
-		select {
-		case <-p.done:
-			code := p.wait(t, 0)
-			if code != 0 || time.Since(start) > 15*time.Second {
-				t.Fatalf("%s with a silent Ollama: exit %d after %s\nstderr:\n%s", args[0], code, time.Since(start), p.stderr)
+			sent := time.Now()
+			p.cmd.Process.Signal(sig)
+			code := p.wait(t, stopGrace+2*time.Second)
+			want := 130
+			if args[0] == "serve" {
+				want = 0 // serve's way to stop is a signal
 			}
-			t.Logf("%s with a silent Ollama: done by itself in %s", args[0], time.Since(start).Round(time.Millisecond))
-			continue
-		case <-time.After(500 * time.Millisecond):
-		}
-		sent := time.Now()
-		p.cmd.Process.Signal(sig)
-		code := p.wait(t, stopGrace+2*time.Second)
-		want := 130
-		if args[0] == "serve" {
-			want = 0 // serve's way to stop is a signal
-		}
-		// A command that finished its output just as the signal came is done, not stuck.
-		if code != want && !(code == 0 && p.stdout.String() != "") {
-			t.Fatalf("%s with a silent Ollama, after %v: exit %d, want %d\nstderr:\n%s", args[0], sig, code, want, p.stderr)
-		}
-		t.Logf("%s with a silent Ollama: still busy 0.5 s after reaching it, exit %d %s after %v", args[0], code, time.Since(sent).Round(time.Millisecond), sig)
+			// A command that finished its output just as the signal came is done, not stuck.
+			if code != want && !(code == 0 && p.stdout.String() != "") {
+				t.Fatalf("%s with a silent Ollama, after %v: exit %d, want %d\nstderr:\n%s", args[0], sig, code, want, p.stderr)
+			}
+			t.Logf("%s with a silent Ollama: still busy 0.5 s after reaching it, exit %d %s after %v", args[0], code, time.Since(sent).Round(time.Millisecond), sig)
+		})
 	}
 }
 

@@ -83,7 +83,7 @@ func TestDirectSearchMatchesBleve(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var queries []string
+	var dev, runs []string
 	f, err := os.Open(filepath.Join("..", "..", "testdata", "eval", "dev.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -94,57 +94,71 @@ func TestDirectSearchMatchesBleve(t *testing.T) {
 		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
 			t.Fatal(err)
 		}
-		queries = append(queries, q.Question)
+		dev = append(dev, q.Question)
 	}
 	f.Close()
 	for range 300 {
 		w := strings.Fields(docs[rng.IntN(len(docs))].Text)
 		n := 1 + rng.IntN(14)
 		s := rng.IntN(max(1, len(w)-n+1))
-		queries = append(queries, strings.Join(w[s:min(len(w), s+n)], " "))
+		runs = append(runs, strings.Join(w[s:min(len(w), s+n)], " "))
 	}
-	queries = append(queries,
+	odd := []string{
 		"the the request request request body", "ServeHTTP ServeHTTP handler", "zyzzyva quux", "net/http.Request.Context()",
 		"How does the server close idle connections after a timeout?", "--", "?!", "",
-		"cookie jar expires max-age header parse error redirect policy transport proxy tls dial keep-alive chunked")
+		"cookie jar expires max-age header parse error redirect policy transport proxy tls dial keep-alive chunked"}
 
 	docIDs := []string{docs[0].DocID, docs[len(docs)-1].DocID}
 	compared, hits := 0, 0
-	for _, q := range queries {
-		for _, scope := range [][]string{nil, docIDs} {
-			for _, k := range []int{5, 30} {
-				want, err := l.searchBleve(q, k, scope)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := l.searchDirect(q, k, scope)
-				if err != nil {
-					t.Fatalf("%q: %v", q, err)
-				}
-				compared++
-				hits += len(want)
-				// The relevance gate's terms, read off the search, are those
-				// QueryTerms computes afresh.
-				memo, err := l.QueryTerms(q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				l.terms.Store(nil)
-				fresh, err := l.QueryTerms(q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Equal(memo, fresh) {
-					t.Errorf("%q: terms from the search %v, computed %v", q, memo, fresh)
-				}
-				if msg := sameHits(got, want); msg != "" {
-					t.Errorf("%q (k=%d, scope %v): %s\n got %v\nwant %v", q, k, scope, msg, got, want)
-				}
-			}
+	// Each group of questions in order, each question as before: its hits against
+	// bleve's, and the terms the search kept against QueryTerms'.
+	compare := func(t *testing.T, queries []string) {
+		for _, q := range queries {
+			compareQuery(t, l, q, docIDs, &compared, &hits)
 		}
 	}
+	t.Run("dev questions", func(t *testing.T) { compare(t, dev) })
+	t.Run("runs of the corpus's words", func(t *testing.T) { compare(t, runs) })
+	t.Run("repeated, absent and odd words", func(t *testing.T) { compare(t, odd) })
 	if hits < compared {
 		t.Fatalf("only %d hits over %d searches: the comparison says little", hits, compared)
+	}
+}
+
+// compareQuery searches q directly and through bleve, with and without the scope docIDs,
+// for 5 and 30 hits, counting the searches and bleve's hits.
+func compareQuery(t *testing.T, l *Lexical, q string, docIDs []string, compared, hits *int) {
+	t.Helper()
+	for _, scope := range [][]string{nil, docIDs} {
+		for _, k := range []int{5, 30} {
+			want, err := l.searchBleve(q, k, scope)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := l.searchDirect(q, k, scope)
+			if err != nil {
+				t.Fatalf("%q: %v", q, err)
+			}
+			*compared++
+			*hits += len(want)
+			// The relevance gate's terms, read off the search, are those
+			// QueryTerms computes afresh.
+			memo, err := l.QueryTerms(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.terms.Store(nil)
+			fresh, err := l.QueryTerms(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(memo, fresh) {
+				t.Errorf("%q: terms from the search %v, computed %v", q, memo, fresh)
+			}
+			if msg := sameHits(got, want); msg != "" {
+				t.Errorf("%q (k=%d, scope %v): %s\n got %v\nwant %v", q, k, scope, msg, got, want)
+			}
+		}
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/carrel-app/carrel/backend/asking"
 	"github.com/carrel-app/carrel/backend/engine"
 	"github.com/carrel-app/carrel/backend/library"
+	"github.com/carrel-app/carrel/internal/crashtest"
 	"github.com/carrel-app/carrel/internal/testollama"
 )
 
@@ -287,14 +288,16 @@ func TestSoak(t *testing.T) {
 	}
 	sort.Strings(counts)
 	t.Logf("soak of %s: %s", length, strings.Join(counts, ", "))
-	for _, f := range failures {
-		t.Error(f)
-	}
-	for _, k := range []string{"ingest", "ask", "watch-change"} {
-		if ops[k].Load() == 0 {
-			t.Errorf("no %s ran in the soak", k)
+	t.Run("every operation ran and none failed", func(t *testing.T) {
+		for _, f := range failures {
+			t.Error(f)
 		}
-	}
+		for _, k := range []string{"ingest", "ask", "watch-change"} {
+			if ops[k].Load() == 0 {
+				t.Errorf("no %s ran in the soak", k)
+			}
+		}
+	})
 
 	want := map[string]string{}
 	for id, p := range live {
@@ -331,39 +334,45 @@ func TestSoak(t *testing.T) {
 		time.Sleep(250 * time.Millisecond)
 	}
 	cancel()
-	// Sessions reconcile too: those asked in and not deleted, and no other.
-	listed, err := eng.Asking().Sessions(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
 	have := map[string]string{}
-	for _, s := range listed {
-		have[s.ID] = s.Title
-	}
-	kept := map[string]string{}
-	for _, id := range sessions {
-		kept[id] = ""
-	}
-	if !same(have, kept) {
-		t.Errorf("the library lists %d sessions, the soak kept %d (asked in and not deleted)", len(have), len(kept))
-	}
-	for _, d := range docs {
-		if d.Status == library.StatusFailed {
-			t.Errorf("a document failed in the soak: %s %s", d.Path, d.Error)
+	t.Run("sessions asked in and not deleted, and no other", func(t *testing.T) {
+		listed, err := eng.Asking().Sessions(context.Background())
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	for id, p := range want {
-		if _, ok := got[id]; !ok {
-			t.Errorf("missing from the library: %s (%s)", p, id[:12])
+		for _, s := range listed {
+			have[s.ID] = s.Title
 		}
-	}
-	for id, p := range got {
-		if _, ok := want[id]; !ok {
-			t.Errorf("in the library but removed or changed since: %s (%s)", p, id[:12])
+		kept := map[string]string{}
+		for _, id := range sessions {
+			kept[id] = ""
 		}
-	}
+		if !same(have, kept) {
+			t.Errorf("the library lists %d sessions, the soak kept %d (asked in and not deleted)", len(have), len(kept))
+		}
+	})
+	t.Run("no document failed", func(t *testing.T) {
+		for _, d := range docs {
+			if d.Status == library.StatusFailed {
+				t.Errorf("a document failed in the soak: %s %s", d.Path, d.Error)
+			}
+		}
+	})
+	t.Run("the library holds exactly the documents there should be", func(t *testing.T) {
+		for id, p := range want {
+			if _, ok := got[id]; !ok {
+				t.Errorf("missing from the library: %s (%s)", p, id[:12])
+			}
+		}
+		for id, p := range got {
+			if _, ok := want[id]; !ok {
+				t.Errorf("in the library but removed or changed since: %s (%s)", p, id[:12])
+			}
+		}
+	})
 	eng.Close()
-	st := consistent(t, cfg)
+	var st crashtest.State
+	t.Run("SQLite, bleve and FAISS agree", func(t *testing.T) { st = consistent(t, cfg) })
 	t.Logf("after the soak: %d documents (%d in the watched folder), %d chunks, %d vectors, %d sessions", len(docs), len(files), st.Chunks, st.Vectors, len(have))
 }
 
