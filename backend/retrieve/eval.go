@@ -15,17 +15,29 @@ import (
 // that appear literally (case-insensitively) on those pages. An unanswerable question
 // has no document, pages or terms, and kind "unanswerable".
 type Question struct {
-	ID          string   `json:"id"`
-	Doc         string   `json:"doc"`
-	Pages       []int    `json:"pages"`
-	Question    string   `json:"question"`
-	AnswerTerms []string `json:"answer_terms"`
-	Kind        string   `json:"kind"`
+	ID          string       `json:"id"`
+	Doc         string       `json:"doc"`
+	Pages       []int        `json:"pages"`
+	Question    string       `json:"question"`
+	AnswerTerms []string     `json:"answer_terms"`
+	Kind        QuestionKind `json:"kind"`
 }
+
+// QuestionKind is what an evaluation question tests.
+type QuestionKind string
+
+// Kinds of evaluation question, as the dev set spells them.
+const (
+	ExactTerm    QuestionKind = "exact-term"   // a term that appears literally on the pages
+	Factual      QuestionKind = "factual"      // a fact stated on one page
+	Paraphrase   QuestionKind = "paraphrase"   // asked in other words than the page's
+	MultiHop     QuestionKind = "multi-hop"    // answered by more than one page together
+	Unanswerable QuestionKind = "unanswerable" // not answered anywhere in the corpus
+)
 
 // Answerable reports whether the question has an answer in the corpus.
 func (q Question) Answerable() bool {
-	return q.Kind != "unanswerable" && q.Doc != "" && len(q.AnswerTerms) > 0
+	return q.Kind != Unanswerable && q.Doc != "" && len(q.AnswerTerms) > 0
 }
 
 // ReadQuestions reads an evaluation file: one JSON object per line, blank lines skipped.
@@ -90,7 +102,7 @@ func FirstCorrectWithin(q Question, hits []EvalHit, depth int) int {
 		}
 	}
 	doc := filepath.Base(q.Doc)
-	multi := q.Kind == "multi-hop"
+	multi := q.Kind == MultiHop
 	seen := ""
 	for r, h := range hits {
 		if r >= depth {

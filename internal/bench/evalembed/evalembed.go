@@ -284,10 +284,13 @@ func calibrate(qa string, carrel func(...string) ([]byte, error)) (float64, erro
 		return 0, err
 	}
 	defer f.Close()
-	byKind := map[string][]float64{}
+	byKind := map[retrieve.QuestionKind][]float64{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var q struct{ Question, Kind string }
+		var q struct {
+			Question string
+			Kind     retrieve.QuestionKind
+		}
 		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
 			return 0, fmt.Errorf("%s: %w", qa, err)
 		}
@@ -313,7 +316,7 @@ func calibrate(qa string, carrel func(...string) ([]byte, error)) (float64, erro
 		fmt.Printf("calibrate kind=%s best_vector_scores=%s\n", k, join(s))
 	}
 	top := 0.0
-	for _, v := range byKind["unanswerable"] {
+	for _, v := range byKind[retrieve.Unanswerable] {
 		top = max(top, v)
 	}
 	return math.Ceil(top*100+1e-9) / 100, sc.Err()
