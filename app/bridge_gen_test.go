@@ -27,7 +27,7 @@ const bridgeGenFile = "../frontend/src/lib/bridge.gen.ts"
 
 // verifies that frontend/src/lib/bridge.gen.ts is what the bridge's Go types give: every
 // bound method with its arguments and result, every event with its payload, every
-// enumerated value. Regenerate it with `go generate ./app`; the frontend's own tests
+// enumerated value (as a type, and as a list of its values: MEMORY_KIND_VALUES). Regenerate it with `go generate ./app`; the frontend's own tests
 // check its hand-written types and calls against it.
 func TestBridgeGenerated(t *testing.T) {
 	got := generateBridgeTS(t)
@@ -232,7 +232,8 @@ func (g *tsGen) decl(t reflect.Type) {
 		for _, v := range g.values(t) {
 			vs = append(vs, strconv.Quote(v))
 		}
-		g.decls = append(g.decls, fmt.Sprintf("/** %s */\nexport type %s = %s;\n", src, name, strings.Join(vs, " | ")))
+		g.decls = append(g.decls, fmt.Sprintf("/** %s */\nexport type %s = %s;\n/** %s's values, for normalizers to check what arrives against. */\nexport const %s_VALUES: readonly %s[] = [%s];\n",
+			src, name, strings.Join(vs, " | "), name, upperSnake(name), name, strings.Join(vs, ", ")))
 		return
 	}
 	var fs []tsField
@@ -295,6 +296,18 @@ func (g *tsGen) fields(t reflect.Type, optional bool, depth int, out *[]tsField)
 		}
 		*out = append(*out, tsField{name, depth, fmt.Sprintf("  %s%s: %s;", key, q, g.ts(f.Type))})
 	}
+}
+
+// upperSnake writes a type's name as a constant's: MemoryKind → MEMORY_KIND.
+func upperSnake(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+		}
+		b.WriteRune(r)
+	}
+	return strings.ToUpper(b.String())
 }
 
 func isIdent(s string) bool {

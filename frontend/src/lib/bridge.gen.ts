@@ -203,6 +203,8 @@ export type Queued = {
 
 /** github.com/carrel-app/carrel/backend/library.MemoryKind */
 export type MemoryKind = "preference" | "context" | "goal";
+/** MemoryKind's values, for normalizers to check what arrives against. */
+export const MEMORY_KIND_VALUES: readonly MemoryKind[] = ["preference", "context", "goal"];
 
 /** github.com/carrel-app/carrel/backend/workspace.MemorySettings */
 export type MemorySettings = {
@@ -272,9 +274,13 @@ export type Card = {
 
 /** github.com/carrel-app/carrel/backend/provider.Name */
 export type ProviderName = "ollama" | "openai" | "anthropic" | "";
+/** ProviderName's values, for normalizers to check what arrives against. */
+export const PROVIDER_NAME_VALUES: readonly ProviderName[] = ["ollama", "openai", "anthropic", ""];
 
 /** github.com/carrel-app/carrel/backend/study.ExportFormat */
 export type ExportFormat = "anki" | "csv" | "md" | "apkg";
+/** ExportFormat's values, for normalizers to check what arrives against. */
+export const EXPORT_FORMAT_VALUES: readonly ExportFormat[] = ["anki", "csv", "md", "apkg"];
 
 /** github.com/carrel-app/carrel/backend/asking.SessionDetail */
 export type SessionDetail = {
@@ -662,9 +668,13 @@ export type Memory = {
 
 /** github.com/carrel-app/carrel/backend/chat.CacheMatch */
 export type CacheMatch = "meaning" | "words";
+/** CacheMatch's values, for normalizers to check what arrives against. */
+export const CACHE_MATCH_VALUES: readonly CacheMatch[] = ["meaning", "words"];
 
 /** github.com/carrel-app/carrel/backend/document.Type */
 export type DocumentType = "paper" | "textbook" | "documentation" | "code" | "mail" | "general";
+/** DocumentType's values, for normalizers to check what arrives against. */
+export const DOCUMENT_TYPE_VALUES: readonly DocumentType[] = ["paper", "textbook", "documentation", "code", "mail", "general"];
 
 /** github.com/carrel-app/carrel/backend/workspace.ChunkField */
 export type ChunkField = {
@@ -684,12 +694,18 @@ export type Price = {
 
 /** github.com/carrel-app/carrel/backend/llm.KeySource */
 export type KeySource = "keyring" | "environment" | "";
+/** KeySource's values, for normalizers to check what arrives against. */
+export const KEY_SOURCE_VALUES: readonly KeySource[] = ["keyring", "environment", ""];
 
 /** github.com/carrel-app/carrel/backend/library.CardKind */
 export type CardKind = "definition" | "glossary" | "heading" | "emphasis" | "cloze" | "qa";
+/** CardKind's values, for normalizers to check what arrives against. */
+export const CARD_KIND_VALUES: readonly CardKind[] = ["definition", "glossary", "heading", "emphasis", "cloze", "qa"];
 
 /** github.com/carrel-app/carrel/backend/library.CardOrigin */
 export type CardOrigin = "rule" | "model";
+/** CardOrigin's values, for normalizers to check what arrives against. */
+export const CARD_ORIGIN_VALUES: readonly CardOrigin[] = ["rule", "model"];
 
 /** github.com/carrel-app/carrel/backend/library.CardSchedule */
 export type CardSchedule = {
@@ -730,9 +746,13 @@ export type SessionMessage = {
 
 /** github.com/carrel-app/carrel/backend/document.Kind */
 export type DocumentKind = "pdf" | "text" | "docx" | "epub" | "email" | "html" | "code" | "thread" | "audio" | "video";
+/** DocumentKind's values, for normalizers to check what arrives against. */
+export const DOCUMENT_KIND_VALUES: readonly DocumentKind[] = ["pdf", "text", "docx", "epub", "email", "html", "code", "thread", "audio", "video"];
 
 /** github.com/carrel-app/carrel/backend/library.DocStatus */
 export type DocStatus = "queued" | "extracting" | "embedding" | "ready" | "failed" | "removed" | "fetching";
+/** DocStatus's values, for normalizers to check what arrives against. */
+export const DOC_STATUS_VALUES: readonly DocStatus[] = ["queued", "extracting", "embedding", "ready", "failed", "removed", "fetching"];
 
 /** github.com/carrel-app/carrel/app.Progress */
 export type Progress = {
@@ -773,6 +793,8 @@ export type ModelResult = {
 
 /** github.com/carrel-app/carrel/backend/study.MarkBy */
 export type MarkBy = "words" | "meaning" | "model" | "";
+/** MarkBy's values, for normalizers to check what arrives against. */
+export const MARK_BY_VALUES: readonly MarkBy[] = ["words", "meaning", "model", ""];
 
 /** github.com/carrel-app/carrel/backend/study.Verdict */
 export type Verdict = {
@@ -782,6 +804,8 @@ export type Verdict = {
 
 /** github.com/carrel-app/carrel/backend/document.Recognizer */
 export type Recognizer = "whisper.cpp" | "pocketsphinx" | "openai" | "captions" | "";
+/** Recognizer's values, for normalizers to check what arrives against. */
+export const RECOGNIZER_VALUES: readonly Recognizer[] = ["whisper.cpp", "pocketsphinx", "openai", "captions", ""];
 
 /** github.com/carrel-app/carrel/backend/ingest.MediaTools */
 export type MediaTools = {
@@ -813,9 +837,13 @@ export type Word = {
 
 /** github.com/carrel-app/carrel/backend/retrieve.MatchType */
 export type MatchType = "hybrid" | "vector" | "full_text";
+/** MatchType's values, for normalizers to check what arrives against. */
+export const MATCH_TYPE_VALUES: readonly MatchType[] = ["hybrid", "vector", "full_text"];
 
 /** github.com/carrel-app/carrel/backend/engine.StatusMode */
 export type StatusMode = "full" | "lexical" | "no-model";
+/** StatusMode's values, for normalizers to check what arrives against. */
+export const STATUS_MODE_VALUES: readonly StatusMode[] = ["full", "lexical", "no-model"];
 
 /** github.com/carrel-app/carrel/backend/llm.Status */
 export type LlmStatus = {
@@ -898,6 +926,8 @@ export type Usage = {
 
 /** github.com/carrel-app/carrel/backend/library.AnswerMode */
 export type AnswerMode = "model" | "passages" | "not_found";
+/** AnswerMode's values, for normalizers to check what arrives against. */
+export const ANSWER_MODE_VALUES: readonly AnswerMode[] = ["model", "passages", "not_found"];
 
 /** github.com/carrel-app/carrel/backend/chat.Claim */
 export type Claim = {
@@ -940,6 +970,8 @@ export type Result = {
 
 /** github.com/carrel-app/carrel/backend/summary.SummaryScope */
 export type SummaryScope = "document" | "section" | "selection";
+/** SummaryScope's values, for normalizers to check what arrives against. */
+export const SUMMARY_SCOPE_VALUES: readonly SummaryScope[] = ["document", "section", "selection"];
 
 /** github.com/carrel-app/carrel/backend/summary.SummarySection */
 export type SummarySection = {
@@ -968,6 +1000,8 @@ export type Summary = {
 
 /** github.com/carrel-app/carrel/backend/library.MessageStatus */
 export type MessageStatus = "done" | "stopped" | "truncated" | "failed";
+/** MessageStatus's values, for normalizers to check what arrives against. */
+export const MESSAGE_STATUS_VALUES: readonly MessageStatus[] = ["done", "stopped", "truncated", "failed"];
 
 /** github.com/carrel-app/carrel/backend/library.Citation */
 export type Citation = {
@@ -986,6 +1020,8 @@ export type Citation = {
 
 /** github.com/carrel-app/carrel/backend/llm.ModelRole */
 export type ModelRole = "chat" | "embed";
+/** ModelRole's values, for normalizers to check what arrives against. */
+export const MODEL_ROLE_VALUES: readonly ModelRole[] = ["chat", "embed"];
 
 /** github.com/carrel-app/carrel/backend/library.Latency */
 export type Latency = {
@@ -997,6 +1033,8 @@ export type Latency = {
 
 /** github.com/carrel-app/carrel/backend/chat.Strength */
 export type Strength = "close" | "related";
+/** Strength's values, for normalizers to check what arrives against. */
+export const STRENGTH_VALUES: readonly Strength[] = ["close", "related"];
 
 /** github.com/carrel-app/carrel/backend/chat.Span */
 export type Span = {
@@ -1008,3 +1046,5 @@ export type Span = {
 
 /** github.com/carrel-app/carrel/backend/intake.IngestStatus */
 export type IngestStatus = "inserted" | "skipped" | "failed";
+/** IngestStatus's values, for normalizers to check what arrives against. */
+export const INGEST_STATUS_VALUES: readonly IngestStatus[] = ["inserted", "skipped", "failed"];

@@ -2,6 +2,8 @@
 // as null, older backends may omit fields, and event payloads are untrusted JSON. Every
 // function returns a complete value with safe defaults and never throws.
 
+import { KEY_SOURCE_VALUES, MATCH_TYPE_VALUES } from './bridge.gen';
+import { oneOf } from './enum';
 import { cachedFrom } from './recall';
 import type {
   AnswerDone,
@@ -154,7 +156,7 @@ export function hit(v: unknown): Hit {
     page: num(o.page),
     text: str(o.text),
     score: num(o.score),
-    match_type: mt === 'vector' || mt === 'full_text' ? mt : 'hybrid',
+    match_type: oneOf(MATCH_TYPE_VALUES, mt, 'hybrid'),
     lexical_rank: num(o.lexical_rank),
     vector_rank: num(o.vector_rank),
   };
@@ -365,7 +367,7 @@ const PROVIDERS: CloudSettings['provider'][] = ['ollama', 'openai', 'anthropic']
 
 export function cloudSettings(v: unknown): CloudSettings {
   const o = obj(v);
-  const keySource = (x: unknown) => (x === 'keyring' || x === 'environment' ? x : '');
+  const keySource = (x: unknown) => oneOf(KEY_SOURCE_VALUES, x, '');
   return {
     provider: PROVIDERS.includes(o.provider as CloudSettings['provider']) ? (o.provider as CloudSettings['provider']) : 'ollama',
     openai_model: str(o.openai_model),

@@ -1,6 +1,8 @@
 // Parsing and wording for the answer cache and long-term memory (see docs/bridge.md,
 // "Answer cache and memory"). Values from the backend are normalised here, like ./normalize.
 
+import { MEMORY_KIND_VALUES } from './bridge.gen';
+import { oneOf } from './enum';
 import type { CachedFrom, MemoryItem, MemorySettings } from './types';
 
 const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
@@ -23,8 +25,6 @@ export function cachedFrom(v: unknown): CachedFrom | null {
   };
 }
 
-const KINDS = ['preference', 'context', 'goal'] as const;
-
 export function memorySettings(v: unknown): MemorySettings {
   const o = obj(v);
   const list = Array.isArray(o.memories) ? o.memories : [];
@@ -33,7 +33,7 @@ export function memorySettings(v: unknown): MemorySettings {
     memories: list
       .map((m): MemoryItem => {
         const x = obj(m);
-        const kind = KINDS.includes(x.kind as MemoryItem['kind']) ? (x.kind as MemoryItem['kind']) : 'context';
+        const kind = oneOf(MEMORY_KIND_VALUES, x.kind, 'context');
         return { id: num(x.id), kind, text: str(x.text), source: str(x.source), created_at: str(x.created_at) };
       })
       .filter((m) => m.id > 0),

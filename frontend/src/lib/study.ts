@@ -1,6 +1,8 @@
 // Flashcards: values from the backend parsed at the boundary (like ./normalize), and the
 // review screen's keys.
 
+import { MARK_BY_VALUES } from './bridge.gen';
+import { oneOf } from './enum';
 import { citations, claims } from './normalize';
 import type { CardKind, CardOrigin, CardSchedule, CardsProgress, DayCount, Deck, DeckStats, MakeResult, Marking, Question, QuizScore, StudyCard, Summary, SummaryDone, SummaryError, SummaryPart, SummarySection, SummaryStart, SummaryToken } from './types';
 
@@ -131,7 +133,7 @@ export const questions = (v: unknown): Question[] => (Array.isArray(v) ? v.map(q
 
 export function marking(v: unknown): Marking {
   const o = obj(v);
-  const by = o.by === 'words' || o.by === 'meaning' || o.by === 'model' ? o.by : '';
+  const by = oneOf(MARK_BY_VALUES, o.by, '');
   const j = o.judge && typeof o.judge === 'object' ? obj(o.judge) : null;
   return {
     correct: o.correct === true,
