@@ -53,9 +53,21 @@ func TestVectorWeight(t *testing.T) {
 		{[]Ranked{{Seq: 1, Score: 6.4}, {Seq: 2, Score: 1.9}}, WeightWords},   // 3.4×
 		{[]Ranked{{Seq: 1, Score: 6.4}, {Seq: 2, Score: 3.2}}, WeightMeaning}, // 2×
 		{[]Ranked{{Seq: 1, Score: 6.4}}, WeightMeaning},                       // nothing to lead
+		{flatList(10, 0.75), WeightFlat},                                      // ten alike
+		{flatList(10, 0.6), WeightMeaning},                                    // the words still rank
+		{flatList(9, 0.9), WeightMeaning},                                     // too few to call flat
 	} {
 		if got := VectorWeight(plain, c.lex); got != c.want {
 			t.Errorf("lexical %v: weight %v, want %v", c.lex, got, c.want)
 		}
 	}
+}
+
+// flatList returns n word matches whose scores fall evenly from 10 to last×10.
+func flatList(n int, last float64) []Ranked {
+	out := make([]Ranked, n)
+	for i := range out {
+		out[i] = Ranked{Seq: int64(i + 1), Score: 10 * (1 - (1-last)*float64(i)/float64(max(n-1, 1)))}
+	}
+	return out
 }
