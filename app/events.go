@@ -94,6 +94,10 @@ type Emitter interface {
 // an identity (a missing file): "path:" and its path.
 const pathIDPrefix = "path:"
 
+// stoppedMessage is the message of answer:error and summary:error when the user stopped
+// the answer or summary (the frontend tells a stop from a failure by it).
+const stoppedMessage = "stopped"
+
 // AnswerStart opens an answer: the passages it is given, before any token.
 type AnswerStart struct {
 	AskID     string         `json:"ask_id"`
@@ -135,7 +139,7 @@ type AnswerDone struct {
 // AnswerError ends an answer that failed or was stopped.
 type AnswerError struct {
 	AskID string `json:"ask_id"`
-	// Message says why ("stopped" when the user stopped it).
+	// Message says why (stoppedMessage when the user stopped it).
 	Message string `json:"message"`
 	// Partial is the text that arrived before.
 	Partial string `json:"partial"`
@@ -192,7 +196,7 @@ type SummaryDone struct {
 	Summary engine.Summary `json:"summary"`
 }
 
-// SummaryError ends a summary that failed or was stopped ("stopped"); what was done is
+// SummaryError ends a summary that failed or was stopped (stoppedMessage); what was done is
 // saved in SessionID when MessageID is not 0.
 type SummaryError struct {
 	ID        string `json:"id"`

@@ -75,7 +75,7 @@ func (a *App) startAsk(question string, opt asking.Options) (string, error) {
 		if err != nil {
 			payload := AnswerError{AskID: id, Message: err.Error()}
 			if errors.Is(err, context.Canceled) {
-				payload.Message = "stopped"
+				payload.Message = stoppedMessage
 			}
 			if errors.Is(err, llm.ErrModelNotFound) {
 				// The UI offers to download it (PullModel).

@@ -220,7 +220,7 @@ func (a *App) StartSummary(req engine.SummaryRequest) (string, error) {
 		if err != nil {
 			msg := err.Error()
 			if errors.Is(err, context.Canceled) {
-				msg = "stopped"
+				msg = stoppedMessage
 			}
 			payload := SummaryError{ID: id, Message: msg}
 			if sum != nil {

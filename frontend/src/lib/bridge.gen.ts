@@ -196,6 +196,9 @@ export const BRIDGE_EVENTS = [
 /** The id prefix of a document event for a file that failed before it had an id. */
 export const PATH_ID_PREFIX = "path:";
 
+/** The message of answer:error and summary:error when the user stopped the answer or summary. */
+export const STOPPED_MESSAGE = "stopped";
+
 /** github.com/carrel-app/carrel/app.Queued */
 export type Queued = {
   queued: number;

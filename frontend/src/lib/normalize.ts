@@ -2,7 +2,7 @@
 // as null, older backends may omit fields, and event payloads are untrusted JSON. Every
 // function returns a complete value with safe defaults and never throws.
 
-import { KEY_SOURCE_VALUES, MATCH_TYPE_VALUES } from './bridge.gen';
+import { KEY_SOURCE_VALUES, MATCH_TYPE_VALUES, MESSAGE_STATUS_VALUES } from './bridge.gen';
 import { oneOf } from './enum';
 import { cachedFrom } from './recall';
 import type {
@@ -304,18 +304,15 @@ function savedCitation(v: unknown, i: number): SavedCitation {
   return { ...citation(v, i), page_end: num(o.page_end), start: num(o.start), end: num(o.end), section: str(o.section) };
 }
 
-const MESSAGE_STATUSES: Message['status'][] = ['done', 'stopped', 'truncated', 'failed'];
-
 export function message(v: unknown): Message {
   const o = obj(v);
-  const st = str(o.status) as Message['status'];
   return {
     id: num(o.id),
     session_id: str(o.session_id),
     question: str(o.question),
     standalone: str(o.standalone),
     answer: str(o.answer),
-    status: MESSAGE_STATUSES.includes(st) ? st : 'done',
+    status: oneOf(MESSAGE_STATUS_VALUES, o.status, 'done'),
     mode: str(o.mode),
     note: str(o.note),
     provider: str(o.provider),

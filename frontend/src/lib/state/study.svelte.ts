@@ -2,6 +2,7 @@
 // document's cards, and the review session the review screen runs.
 
 import * as api from '../api';
+import { STOPPED_MESSAGE } from '../bridge.gen';
 import { docDeckID, markingNote, modelSummary } from '../study';
 import type { CardsProgress, Question, QuizScore, Selection, StudyCard, Summary, SummaryDone, SummaryError, SummaryPart, SummarySection, SummaryStart, SummaryToken } from '../types';
 
@@ -195,8 +196,8 @@ export class StudyState {
         const x = e as SummaryError;
         this.sumRunning = false;
         this.sumLive = '';
-        this.sumError = x.message === 'stopped' ? '' : x.message;
-        this.sumStopped = x.message === 'stopped';
+        this.sumError = x.message === STOPPED_MESSAGE ? '' : x.message;
+        this.sumStopped = x.message === STOPPED_MESSAGE;
         this.sumSession = x.message_id ? x.session_id : '';
       }
     }
