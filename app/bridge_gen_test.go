@@ -187,6 +187,11 @@ func (g *tsGen) ts(t reflect.Type) string {
 		}
 		return el + "[]"
 	case reflect.Map:
+		// A map keyed by an enumerated type holds some of its values as keys: a label
+		// table keyed by the TypeScript type then fails to compile when Go adds one.
+		if k := g.ts(t.Key()); k != "string" && k != "number" {
+			return "Partial<Record<" + k + ", " + g.ts(t.Elem()) + ">>"
+		}
 		return "Record<string, " + g.ts(t.Elem()) + ">"
 	case reflect.Struct:
 		return g.named(t)

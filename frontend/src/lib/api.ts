@@ -10,7 +10,7 @@
 import * as parse from './normalize';
 import * as recall from './recall';
 import * as study from './study';
-import type { Deck, DeckStats, ExportFormat, MakeResult, Marking, MemoryKind, MemorySettings, Question, QuizScore, StudyCard, SummaryRequest } from './types';
+import type { Deck, DeckStats, DocumentType, ExportFormat, MakeResult, Marking, MemoryKind, MemorySettings, Question, QuizScore, StudyCard, SummaryRequest } from './types';
 import type { AddResult, ChunkSettings, OnlineSettings, LibraryFolder, Stats, CloudSettings, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status, WatchedFolder, WatchSynced } from './types';
 import { EVENT_NAMES } from './types';
 import { parsePageWords, type PageWords } from './ocr-rects';
@@ -63,7 +63,7 @@ interface WailsApp {
   SetMediaSettings?(s: unknown): Promise<unknown>;
   Stats(): Promise<unknown>;
   ChunkSettings(): Promise<unknown>;
-  SetChunkSettings(profiles: Record<string, Record<string, number>>): Promise<unknown>;
+  SetChunkSettings(profiles: Partial<Record<DocumentType, Record<string, number>>>): Promise<unknown>;
   LibraryFolderInfo(): Promise<unknown>;
   ChooseLibraryFolder(): Promise<unknown>;
   SetLibraryFolder(dir: string, move: boolean): Promise<unknown>;
@@ -357,7 +357,7 @@ export const getChunkSettings = async (): Promise<ChunkSettings> => parse.chunkS
  * Saves chunk sizes (documents added afterwards use them). A refused value rejects with
  * one "type.field: reason" line per problem (see chunkErrors).
  */
-export const setChunkSettings = async (profiles: Record<string, Record<string, number>>): Promise<ChunkSettings> =>
+export const setChunkSettings = async (profiles: Partial<Record<DocumentType, Record<string, number>>>): Promise<ChunkSettings> =>
   parse.chunkSettings(await call('SetChunkSettings', profiles));
 
 /** Cuts every ready document again with the sizes now in force; returns how many. */

@@ -55,7 +55,7 @@ export interface Bridge {
   SaveDeck(deckID: string, format: ExportFormat): Promise<string>;
   Search(query: string, k: number, docIDs: string[]): Promise<Hit[]>;
   SetAPIKey(provider: ProviderName, key: string): Promise<CloudSettings>;
-  SetChunkSettings(profiles: Record<string, Record<string, number>>): Promise<ChunkSettings>;
+  SetChunkSettings(profiles: Partial<Record<DocumentType, Record<string, number>>>): Promise<ChunkSettings>;
   SetCloudSettings(s: CloudSettings): Promise<CloudSettings>;
   SetLibraryFolder(dir: string, move: boolean): Promise<LibraryFolder>;
   SetMediaSettings(s: MediaSettings): Promise<MediaSettings>;
@@ -228,8 +228,8 @@ export type CacheStatus = {
 /** github.com/carrel-app/carrel/backend/workspace.ChunkSettings */
 export type ChunkSettings = {
   doc_types: DocumentType[];
-  profiles: Record<string, Record<string, number>>;
-  defaults: Record<string, Record<string, number>>;
+  profiles: Partial<Record<DocumentType, Record<string, number>>>;
+  defaults: Partial<Record<DocumentType, Record<string, number>>>;
   fields: ChunkField[];
   error: string;
 };
@@ -244,8 +244,8 @@ export type CloudSettings = {
   budget_usd: number;
   prices: Record<string, Price>;
   keep_alive: string;
-  keys: Record<string, KeySource>;
-  key_error: Record<string, string>;
+  keys: Partial<Record<ProviderName, KeySource>>;
+  key_error: Partial<Record<ProviderName, string>>;
   builtin_prices: Record<string, Price>;
   prices_as_of: string;
 };
@@ -365,7 +365,7 @@ export type MakeResult = {
   made: number;
   added: number;
   existing: number;
-  by_kind: Record<string, number>;
+  by_kind: Partial<Record<CardKind, number>>;
   model?: ModelResult | null;
   stopped?: boolean;
 };
@@ -463,6 +463,11 @@ export type Hit = {
   lexical_score: number;
   vector_score: number;
 };
+
+/** github.com/carrel-app/carrel/backend/document.Type */
+export type DocumentType = "paper" | "textbook" | "documentation" | "code" | "mail" | "general";
+/** DocumentType's values, for normalizers to check what arrives against. */
+export const DOCUMENT_TYPE_VALUES: readonly DocumentType[] = ["paper", "textbook", "documentation", "code", "mail", "general"];
 
 /** github.com/carrel-app/carrel/backend/engine.Status */
 export type Status = {
@@ -674,11 +679,6 @@ export type CacheMatch = "meaning" | "words";
 /** CacheMatch's values, for normalizers to check what arrives against. */
 export const CACHE_MATCH_VALUES: readonly CacheMatch[] = ["meaning", "words"];
 
-/** github.com/carrel-app/carrel/backend/document.Type */
-export type DocumentType = "paper" | "textbook" | "documentation" | "code" | "mail" | "general";
-/** DocumentType's values, for normalizers to check what arrives against. */
-export const DOCUMENT_TYPE_VALUES: readonly DocumentType[] = ["paper", "textbook", "documentation", "code", "mail", "general"];
-
 /** github.com/carrel-app/carrel/backend/workspace.ChunkField */
 export type ChunkField = {
   name: string;
@@ -790,7 +790,7 @@ export type ModelResult = {
   proposed: number;
   kept: number;
   dropped: number;
-  reasons: Record<string, number>;
+  reasons: Partial<Record<DropReason, number>>;
   failed: number;
 };
 
@@ -1025,6 +1025,11 @@ export type Citation = {
 export type ModelRole = "chat" | "embed";
 /** ModelRole's values, for normalizers to check what arrives against. */
 export const MODEL_ROLE_VALUES: readonly ModelRole[] = ["chat", "embed"];
+
+/** github.com/carrel-app/carrel/backend/study.DropReason */
+export type DropReason = "empty" | "long" | "unsupported" | "trivial" | "duplicate";
+/** DropReason's values, for normalizers to check what arrives against. */
+export const DROP_REASON_VALUES: readonly DropReason[] = ["empty", "long", "unsupported", "trivial", "duplicate"];
 
 /** github.com/carrel-app/carrel/backend/library.Latency */
 export type Latency = {

@@ -83,6 +83,11 @@ test('types.ts has the Go enumerated values', () => {
   expectTypeOf<hand.Marking['by']>().toEqualTypeOf<gen.MarkBy>();
   expectTypeOf<media.Transcript['recognizer']>().toEqualTypeOf<gen.Recognizer>();
   expectTypeOf<media.MediaSettings['transcriber']>().toEqualTypeOf<gen.Recognizer>();
+  // Maps keyed by a Go enumerated type are keyed by it here too.
+  expectTypeOf<hand.MakeResult['by_kind']>().toEqualTypeOf<gen.MakeResult['by_kind']>();
+  expectTypeOf<NonNullable<hand.MakeResult['model']>['reasons']>().toEqualTypeOf<Partial<Record<gen.DropReason, number>>>();
+  expectTypeOf<hand.CloudSettings['keys']>().toEqualTypeOf<Partial<Record<gen.ProviderName, gen.KeySource>>>();
+  expectTypeOf<hand.ChunkSettings['profiles']>().toEqualTypeOf<Partial<Record<gen.DocumentType, Record<string, number>>>>();
   expectTypeOf<Parameters<gen.Bridge['AddMemory']>[0]>().toEqualTypeOf<hand.MemoryKind>();
   expectTypeOf<Parameters<gen.Bridge['ExportDeck']>[1]>().toEqualTypeOf<hand.ExportFormat>();
   expectTypeOf<keyof hand.EventMap>().toEqualTypeOf<keyof gen.BridgeEvents>();

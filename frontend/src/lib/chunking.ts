@@ -1,7 +1,7 @@
 // The chunking settings form: labels for any field, input checks, the backend's
 // "type.field: reason" errors placed by field, and what differs from the defaults.
 
-import type { ChunkField } from './types';
+import type { ChunkField, DocumentType } from './types';
 
 const KNOWN: Record<string, string> = {
   target: 'Target size',
@@ -22,7 +22,8 @@ export function fieldLabel(name: string): string {
 /** The unit a field is counted in. */
 export const fieldUnit = (f: ChunkField): string => (f.integer ? 'characters' : 'of a chunk');
 
-export const TYPE_LABELS: Record<string, string> = {
+/** Go's document types (DocumentType), each with its label: a type Go adds fails to compile here. */
+export const TYPE_LABELS: Record<DocumentType, string> = {
   paper: 'Papers',
   textbook: 'Textbooks',
   documentation: 'Documentation',
@@ -31,7 +32,7 @@ export const TYPE_LABELS: Record<string, string> = {
   general: 'Everything else',
 };
 
-export const typeLabel = (t: string): string => TYPE_LABELS[t] ?? t.replace(/^./, (c) => c.toUpperCase());
+export const typeLabel = (t: DocumentType | ''): string => (t === '' ? '' : (TYPE_LABELS[t] ?? t.replace(/^./, (c) => c.toUpperCase())));
 
 /** Checks one typed value; returns the number or a reason. */
 export function checkValue(raw: string, f: ChunkField): { value: number } | { error: string } {

@@ -2,8 +2,8 @@
 // as null, older backends may omit fields, and event payloads are untrusted JSON. Every
 // function returns a complete value with safe defaults and never throws.
 
-import { KEY_SOURCE_VALUES, MATCH_TYPE_VALUES, MESSAGE_STATUS_VALUES } from './bridge.gen';
-import { oneOf } from './enum';
+import { DOCUMENT_TYPE_VALUES, KEY_SOURCE_VALUES, MATCH_TYPE_VALUES, MESSAGE_STATUS_VALUES, PROVIDER_NAME_VALUES } from './bridge.gen';
+import { isOneOf, keyedBy, oneOf } from './enum';
 import { cachedFrom } from './recall';
 import type {
   AnswerDone,
@@ -15,7 +15,6 @@ import type {
   Document,
   DocumentEvent,
   DocumentKind,
-  DocumentType,
   OnlineSettings,
   Hit,
   AnswerMode,
@@ -374,8 +373,8 @@ export function cloudSettings(v: unknown): CloudSettings {
     budget_usd: num(o.budget_usd),
     prices: prices(o.prices),
     keep_alive: str(o.keep_alive),
-    keys: Object.fromEntries(Object.entries(obj(o.keys)).map(([k, x]) => [k, keySource(x)])),
-    key_error: Object.fromEntries(Object.entries(obj(o.key_error)).map(([k, x]) => [k, str(x)])),
+    keys: keyedBy(PROVIDER_NAME_VALUES, o.keys, keySource),
+    key_error: keyedBy(PROVIDER_NAME_VALUES, o.key_error, str),
     builtin_prices: prices(o.builtin_prices),
     prices_as_of: str(o.prices_as_of),
   };
@@ -418,13 +417,12 @@ function numbers(v: unknown): Record<string, number> {
 
 export function chunkSettings(v: unknown): ChunkSettings {
   const o = obj(v);
-  const types = (Array.isArray(o.doc_types) ? o.doc_types : []).filter((t): t is DocumentType => typeof t === 'string');
+  const types = (Array.isArray(o.doc_types) ? o.doc_types : []).filter((t) => isOneOf(DOCUMENT_TYPE_VALUES, t));
   const fields: ChunkField[] = (Array.isArray(o.fields) ? o.fields : []).map((f) => {
     const x = obj(f);
     return { name: str(x.name), integer: x.integer === true, min: num(x.min), max: num(x.max) };
   }).filter((f) => f.name);
-  const per = (m: unknown) => Object.fromEntries(Object.entries(obj(m)).map(([t, p]) => [t, numbers(p)]));
-  return { doc_types: types, profiles: per(o.profiles), defaults: per(o.defaults), fields, error: str(o.error) };
+  return { doc_types: types, profiles: keyedBy(DOCUMENT_TYPE_VALUES, o.profiles, numbers), defaults: keyedBy(DOCUMENT_TYPE_VALUES, o.defaults, numbers), fields, error: str(o.error) };
 }
 
 export function libraryFolder(v: unknown): LibraryFolder {

@@ -1,8 +1,8 @@
 // Flashcards: values from the backend parsed at the boundary (like ./normalize), and the
 // review screen's keys.
 
-import { MARK_BY_VALUES } from './bridge.gen';
-import { oneOf } from './enum';
+import { CARD_KIND_VALUES, DROP_REASON_VALUES, MARK_BY_VALUES } from './bridge.gen';
+import { keyedBy, oneOf } from './enum';
 import { citations, claims } from './normalize';
 import type { CardKind, CardOrigin, CardSchedule, CardsProgress, DayCount, Deck, DeckStats, MakeResult, Marking, Question, QuizScore, StudyCard, Summary, SummaryDone, SummaryError, SummaryPart, SummarySection, SummaryStart, SummaryToken } from './types';
 
@@ -63,16 +63,12 @@ export function deck(v: unknown): Deck {
 
 export function makeResult(v: unknown): MakeResult {
   const o = obj(v);
-  const kinds: Record<string, number> = {};
-  for (const [k, n] of Object.entries(obj(o.by_kind))) kinds[k] = num(n);
   let model: MakeResult['model'] = null;
   if (o.model && typeof o.model === 'object') {
     const m = obj(o.model);
-    const reasons: Record<string, number> = {};
-    for (const [k, n] of Object.entries(obj(m.reasons))) reasons[k] = num(n);
-    model = { passages: num(m.passages), proposed: num(m.proposed), kept: num(m.kept), dropped: num(m.dropped), reasons, failed: num(m.failed) };
+    model = { passages: num(m.passages), proposed: num(m.proposed), kept: num(m.kept), dropped: num(m.dropped), reasons: keyedBy(DROP_REASON_VALUES, m.reasons, num), failed: num(m.failed) };
   }
-  return { deck: deck(o.deck), passages: num(o.passages), made: num(o.made), added: num(o.added), existing: num(o.existing), by_kind: kinds, model, stopped: o.stopped === true };
+  return { deck: deck(o.deck), passages: num(o.passages), made: num(o.made), added: num(o.added), existing: num(o.existing), by_kind: keyedBy(CARD_KIND_VALUES, o.by_kind, num), model, stopped: o.stopped === true };
 }
 
 /** Due cards per document id. */

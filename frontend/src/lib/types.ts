@@ -299,7 +299,7 @@ export type StudyCard = {
 
 export type Deck = { id: string; session_id: string; title: string; doc_ids: string[]; cards: number; due: number };
 
-export type MakeResult = { deck: Deck; passages: number; made: number; added: number; existing: number; by_kind: Record<string, number>; model: gen.ModelResult | null; stopped: boolean };
+export type MakeResult = { deck: Deck; passages: number; made: number; added: number; existing: number; by_kind: Partial<Record<gen.CardKind, number>>; model: gen.ModelResult | null; stopped: boolean };
 
 /** A quiz question: multiple choice (choices, answer = index of the right one) or a short answer (no choices, answer -1). */
 export type Question = { card_id: number; prompt: string; choices: string[]; answer: number; card: StudyCard };
