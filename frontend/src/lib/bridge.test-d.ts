@@ -26,6 +26,8 @@ function none<T extends never>(): void {}
 test('types.ts declares only fields the Go types send, with types their values fit', () => {
   none<Drift<gen.Status, hand.Status>>();
   // Documents listed are never removed: only library:changed announces 'removed'.
+  // A file of no kind Carrel reads has kind '' here (normalize.documentEvent).
+  none<Drift<gen.Document, hand.DocumentEvent>>();
   none<Drift<gen.Document, hand.Document, 'status'>>();
   none<Drift<gen.Hit, hand.Hit>>();
   none<Drift<gen.Passage, hand.Citation>>();
@@ -76,6 +78,13 @@ test('types.ts has the Go enumerated values', () => {
   expectTypeOf<hand.Mode>().toEqualTypeOf<gen.StatusMode>();
   expectTypeOf<hand.AnswerMode>().toEqualTypeOf<gen.AnswerMode>();
   expectTypeOf<hand.Message['status']>().toEqualTypeOf<gen.MessageStatus>();
+  expectTypeOf<hand.Message['mode']>().toEqualTypeOf<gen.AnswerMode | ''>();
+  expectTypeOf<hand.Message['provider']>().toEqualTypeOf<gen.ProviderName>();
+  expectTypeOf<hand.Session['provider']>().toEqualTypeOf<gen.ProviderName>();
+  expectTypeOf<hand.DocumentEvent['kind']>().toEqualTypeOf<gen.DocumentKind | ''>();
+  expectTypeOf<hand.DocumentEvent['status']>().toEqualTypeOf<gen.DocStatus>();
+  expectTypeOf<hand.Suggestion['role']>().toEqualTypeOf<gen.ModelRole>();
+  expectTypeOf<media.Transcript['media_kind']>().toEqualTypeOf<Extract<gen.DocumentKind, 'audio' | 'video'>>();
   expectTypeOf<hand.CachedFrom['match']>().toEqualTypeOf<gen.CacheMatch>();
   expectTypeOf<hand.MemoryItem['kind']>().toEqualTypeOf<gen.MemoryKind>();
   expectTypeOf<hand.StudyCard['kind']>().toEqualTypeOf<gen.CardKind>();

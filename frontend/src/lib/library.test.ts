@@ -86,6 +86,14 @@ describe('labels', () => {
     expect(kindLabel({ kind: 'text', path: '/n/exam-notes.md' })).toBe('Markdown');
     expect(kindLabel({ kind: 'text', path: '/n/a.txt' })).toBe('Text');
     expect(kindLabel({ kind: 'pdf', path: '/n/walden.pdf' })).toBe('PDF');
+    // A file of no kind Carrel reads: Go sends its extension as its kind, read as ''; the
+    // label is that extension all the same.
+    for (const path of ['/n/data.XYZ', '/n/notes.md~', '/n/a.tar_gz']) {
+      const d = documentEvent({ id: 'x', path, kind: path.slice(path.lastIndexOf('.') + 1).toLowerCase(), status: 'failed' });
+      expect(d.kind).toBe('');
+      expect(kindLabel(d)).toBe(path.slice(path.lastIndexOf('.') + 1).toUpperCase());
+    }
+    expect(kindLabel(documentEvent({ id: 'y', path: '/n.d/README', kind: '', status: 'failed' }))).toBe('');
     expect(canRetry({ bytes: 0, error: 'notes.pdf is empty (0 bytes); check that it was saved or downloaded completely' })).toBe(false);
     expect(canRetry({ bytes: 120, error: 'a .pdf file that is not a PDF' })).toBe(true);
   });

@@ -116,6 +116,13 @@ export function summarize(docs: Document[]): LibrarySummary {
   return s;
 }
 
+/** A path's extension without the dot, in lower case, as Go's filepath.Ext finds it (after the last dot of the last element). */
+function fileExt(path: string): string {
+  const base = path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
+  const dot = base.lastIndexOf('.');
+  return dot < 0 ? '' : base.slice(dot + 1).toLowerCase();
+}
+
 /** The short type label of a document: its file's kind as a student knows it. */
 export function kindLabel(d: Pick<Document, 'kind' | 'path' | 'url'>): string {
   if (d.kind === 'thread') return /reddit\.com/i.test(d.url ?? '') ? 'Reddit' : /ycombinator\.com/i.test(d.url ?? '') ? 'HN' : 'Thread';
@@ -125,7 +132,8 @@ export function kindLabel(d: Pick<Document, 'kind' | 'path' | 'url'>): string {
   if (ext === 'md' || ext === 'markdown') return 'Markdown';
   if (ext === 'txt' || ext === 'text') return 'Text';
   if (d.kind === 'pdf' || ext === 'pdf') return 'PDF';
-  return (d.kind || ext).toUpperCase();
+  // A file of no kind Carrel reads (kind ''): its extension, as Go's filepath.Ext gives it.
+  return (d.kind || fileExt(d.path)).toUpperCase();
 }
 
 /** Whether Retry can help a failed file: an empty file (backend/ingest/errors.go: "X is empty") stays empty. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerDone, citation, claims, message, status } from './normalize';
+import { answerDone, citation, claims, cloudSettings, documentEvent, message, meter, session, status, suggestion } from './normalize';
 
 describe('claims at the boundary', () => {
   it('keeps the claims of answer:done and saved messages (the viewer needs them for the strong highlight)', () => {
@@ -32,5 +32,23 @@ describe('citations at the boundary', () => {
     expect(citation({ ...base, focus_page: 26 }).focus_page).toBeUndefined(); // off the passage: ignored
     expect(citation({ ...base, page_end: 0, focus_page: 22 }).focus_page).toBeUndefined();
     expect(citation(base).focus_page).toBeUndefined(); // saved before focus pages were kept
+  });
+});
+
+describe('enumerated values at the boundary', () => {
+  it('keeps the Go values and reads anything else as before', () => {
+    expect(status({ mode: 'lexical' }).mode).toBe('lexical');
+    expect(status({ mode: 'turbo' }).mode).toBe('no-model');
+    expect(documentEvent({ status: 'removed', kind: 'epub' })).toMatchObject({ status: 'removed', kind: 'epub' });
+    expect(documentEvent({ status: 'lost', kind: 'xyz' })).toMatchObject({ status: 'queued', kind: '' });
+    expect(suggestion({ role: 'embed' }).role).toBe('embed');
+    expect(suggestion({ role: 'judge' }).role).toBe('chat');
+    expect(session({ provider: 'anthropic' }).provider).toBe('anthropic');
+    expect(session({ provider: 'gemini' }).provider).toBe('');
+    expect(meter({ provider: 'openai' }).provider).toBe('openai');
+    expect(message({ mode: 'not_found', provider: 'ollama' })).toMatchObject({ mode: 'not_found', provider: 'ollama' });
+    expect(message({ mode: 'guess' }).mode).toBe('');
+    expect(cloudSettings({ provider: 'openai' }).provider).toBe('openai');
+    expect(cloudSettings({ provider: '' }).provider).toBe('ollama');
   });
 });

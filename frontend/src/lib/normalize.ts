@@ -2,7 +2,18 @@
 // as null, older backends may omit fields, and event payloads are untrusted JSON. Every
 // function returns a complete value with safe defaults and never throws.
 
-import { DOCUMENT_TYPE_VALUES, KEY_SOURCE_VALUES, MATCH_TYPE_VALUES, MESSAGE_STATUS_VALUES, PROVIDER_NAME_VALUES } from './bridge.gen';
+import {
+  ANSWER_MODE_VALUES,
+  DOC_STATUS_VALUES,
+  DOCUMENT_KIND_VALUES,
+  DOCUMENT_TYPE_VALUES,
+  KEY_SOURCE_VALUES,
+  MATCH_TYPE_VALUES,
+  MESSAGE_STATUS_VALUES,
+  MODEL_ROLE_VALUES,
+  PROVIDER_NAME_VALUES,
+  STATUS_MODE_VALUES,
+} from './bridge.gen';
 import { isOneOf, keyedBy, oneOf } from './enum';
 import { cachedFrom } from './recall';
 import type {
@@ -11,10 +22,8 @@ import type {
   AnswerStart,
   AnswerToken,
   Citation,
-  DocStatus,
   Document,
   DocumentEvent,
-  DocumentKind,
   OnlineSettings,
   Hit,
   AnswerMode,
@@ -51,15 +60,13 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : v == null ? '' 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : Number(v) || 0);
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
-// Each enumeration's values, checked against the generated Go type: a value added to or
-// removed from the Go type fails to compile here.
-const MODES = Object.keys({ full: 0, lexical: 0, 'no-model': 0 } satisfies Record<Mode, 0>) as Mode[];
-const ANSWER_MODES = Object.keys({ model: 0, passages: 0, not_found: 0 } satisfies Record<AnswerMode, 0>) as AnswerMode[];
+// Enumerated values are checked against the Go type's values (bridge.gen.ts *_VALUES).
 /** Status mode: unknown values read as the most careful one. */
-export const mode = (v: unknown): Mode => (MODES.includes(v as Mode) ? (v as Mode) : 'no-model');
+export const mode = (v: unknown): Mode => oneOf(STATUS_MODE_VALUES, v, 'no-model');
 /** An answer's mode: optional (answer:start may omit it); unknown values read as ''. */
-export const answerMode = (v: unknown): AnswerMode | '' =>
-  ANSWER_MODES.includes(v as AnswerMode) ? (v as AnswerMode) : '';
+export const answerMode = (v: unknown): AnswerMode | '' => oneOf(ANSWER_MODE_VALUES, v, '');
+/** A provider (Go's provider.Name): '' when no model answered, and for anything else. */
+const provider = (v: unknown): ProviderName => oneOf(PROVIDER_NAME_VALUES, v, '');
 
 export function status(v: unknown): Status {
   const o = obj(v);
@@ -85,22 +92,20 @@ export function status(v: unknown): Status {
   };
 }
 
-const DOC_STATUSES = ['queued', 'fetching', 'extracting', 'embedding', 'ready', 'failed', 'removed'];
-
 export function documentEvent(v: unknown): DocumentEvent {
   const o = obj(v);
   const p = obj(o.progress);
-  const s = str(o.status);
   return {
     id: str(o.id),
     path: str(o.path),
     title: str(o.title),
-    // Go's document.Kind; a file of no kind Carrel reads keeps its extension as its kind.
-    kind: str(o.kind) as DocumentKind,
+    // Go's document.Kind; for a file of no kind Carrel reads Go sends its extension, read
+    // as '' (library.kindLabel takes the extension from the path).
+    kind: oneOf(DOCUMENT_KIND_VALUES, o.kind, ''),
     pages: num(o.pages),
     chunks: num(o.chunks),
     bytes: num(o.bytes),
-    status: (DOC_STATUSES.includes(s) ? s : 'queued') as DocStatus | 'removed',
+    status: oneOf(DOC_STATUS_VALUES, o.status, 'queued'),
     error: str(o.error),
     progress: { done: num(p.done), total: num(p.total) },
     added_at: str(o.added_at),
@@ -243,7 +248,7 @@ export function suggestion(v: unknown): Suggestion {
   const o = obj(v);
   return {
     name: str(o.name),
-    role: o.role === 'embed' ? 'embed' : 'chat',
+    role: oneOf(MODEL_ROLE_VALUES, o.role, 'chat'),
     download: str(o.download),
     note: str(o.note),
     default: o.default === true,
@@ -285,7 +290,7 @@ export function session(v: unknown): Session {
     id: str(o.id),
     title: str(o.title),
     doc_ids: arr(o.doc_ids).map(str),
-    provider: str(o.provider) as ProviderName, // Go's provider.Name, '' when no model answered
+    provider: provider(o.provider),
     model: str(o.model),
     created_at: str(o.created_at),
     updated_at: str(o.updated_at),
@@ -312,9 +317,9 @@ export function message(v: unknown): Message {
     standalone: str(o.standalone),
     answer: str(o.answer),
     status: oneOf(MESSAGE_STATUS_VALUES, o.status, 'done'),
-    mode: str(o.mode),
+    mode: answerMode(o.mode),
     note: str(o.note),
-    provider: str(o.provider),
+    provider: provider(o.provider),
     model: str(o.model),
     prompt_tokens: num(o.prompt_tokens),
     completion_tokens: num(o.completion_tokens),
@@ -342,7 +347,7 @@ export function meter(v: unknown): Meter {
     budget_usd: num(o.budget_usd),
     budget_used: num(o.budget_used),
     warning: str(o.warning),
-    provider: str(o.provider),
+    provider: provider(o.provider),
     model: str(o.model),
     prices_as_of: str(o.prices_as_of),
   };
@@ -359,13 +364,14 @@ function prices(v: unknown): Record<string, Price> {
   return Object.fromEntries(Object.entries(obj(v)).map(([k, p]) => [k, price(p)]));
 }
 
-const PROVIDERS: CloudSettings['provider'][] = ['ollama', 'openai', 'anthropic'];
+/** The providers one can choose to answer (every provider.Name but None). */
+export const PROVIDERS = PROVIDER_NAME_VALUES.filter((p): p is Exclude<ProviderName, ''> => p !== '');
 
 export function cloudSettings(v: unknown): CloudSettings {
   const o = obj(v);
   const keySource = (x: unknown) => oneOf(KEY_SOURCE_VALUES, x, '');
   return {
-    provider: PROVIDERS.includes(o.provider as CloudSettings['provider']) ? (o.provider as CloudSettings['provider']) : 'ollama',
+    provider: oneOf(PROVIDERS, o.provider, 'ollama'),
     openai_model: str(o.openai_model),
     anthropic_model: str(o.anthropic_model),
     openai_base_url: str(o.openai_base_url),

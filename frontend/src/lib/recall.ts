@@ -1,7 +1,7 @@
 // Parsing and wording for the answer cache and long-term memory (see docs/bridge.md,
 // "Answer cache and memory"). Values from the backend are normalised here, like ./normalize.
 
-import { MEMORY_KIND_VALUES } from './bridge.gen';
+import { CACHE_MATCH_VALUES, MEMORY_KIND_VALUES } from './bridge.gen';
 import { oneOf } from './enum';
 import type { CachedFrom, MemoryItem, MemorySettings } from './types';
 
@@ -19,7 +19,7 @@ export function cachedFrom(v: unknown): CachedFrom | null {
     message_id: num(o.message_id),
     question: str(o.question),
     at: str(o.at),
-    match: o.match === 'words' ? 'words' : 'meaning',
+    match: oneOf(CACHE_MATCH_VALUES, o.match, 'meaning'),
     similarity: num(o.similarity),
     saved_usd: num(o.saved_usd),
   };

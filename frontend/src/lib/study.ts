@@ -1,10 +1,10 @@
 // Flashcards: values from the backend parsed at the boundary (like ./normalize), and the
 // review screen's keys.
 
-import { CARD_KIND_VALUES, DROP_REASON_VALUES, MARK_BY_VALUES } from './bridge.gen';
+import { CARD_KIND_VALUES, CARD_ORIGIN_VALUES, DROP_REASON_VALUES, MARK_BY_VALUES } from './bridge.gen';
 import { keyedBy, oneOf } from './enum';
 import { citations, claims } from './normalize';
-import type { CardKind, CardOrigin, CardSchedule, CardsProgress, DayCount, Deck, DeckStats, MakeResult, Marking, Question, QuizScore, StudyCard, Summary, SummaryDone, SummaryError, SummaryPart, SummarySection, SummaryStart, SummaryToken } from './types';
+import type { CardSchedule, CardsProgress, DayCount, Deck, DeckStats, MakeResult, Marking, Question, QuizScore, StudyCard, Summary, SummaryDone, SummaryError, SummaryPart, SummarySection, SummaryStart, SummaryToken } from './types';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
@@ -30,9 +30,10 @@ export function card(v: unknown): StudyCard {
     id: num(o.id),
     deck_id: str(o.deck_id),
     doc_id: str(o.doc_id),
-    // Go's library.CardKind and CardOrigin, sent as stored.
-    kind: str(o.kind) as CardKind,
-    origin: str(o.origin) as CardOrigin,
+    // Go's library.CardKind and CardOrigin (neither is shown; unknown ones read as a
+    // rule's cloze).
+    kind: oneOf(CARD_KIND_VALUES, o.kind, 'cloze'),
+    origin: oneOf(CARD_ORIGIN_VALUES, o.origin, 'rule'),
     front: str(o.front),
     back: str(o.back),
     context: str(o.context),

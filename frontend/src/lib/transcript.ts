@@ -1,7 +1,8 @@
 // The timed text of a recording (app.Transcript, docs/bridge.md): parsing at the boundary,
 // and mapping a cited passage to the time it was said.
 
-import type { Recognizer } from './bridge.gen';
+import { RECOGNIZER_VALUES, type DocumentKind, type Recognizer } from './bridge.gen';
+import { oneOf } from './enum';
 import { runeIndex } from './highlight';
 
 export type Segment = {
@@ -20,18 +21,23 @@ export type Transcript = {
   source: string;
   recognizer: Recognizer;
   advice: string;
-  media_kind: 'audio' | 'video';
+  media_kind: MediaKind;
   media_url: string;
   external: boolean;
   duration: number;
   segments: Segment[];
 };
 
+/** The kinds of a recording (Go's document.Kind): a kind Go renames fails to compile here. */
+export type MediaKind = Extract<DocumentKind, 'audio' | 'video'>;
+
 /** Document kinds whose text is a transcript: the viewer shows them with a player. */
-export const TIMED_KINDS = new Set(['audio', 'video']);
+export const TIMED_KINDS: ReadonlySet<string> = new Set<MediaKind>(['audio', 'video']);
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : Number(v) || 0);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+/** Go's document.Recognizer; '' (none) for anything else. */
+const recognizer = (v: unknown): Recognizer => oneOf(RECOGNIZER_VALUES, v, '');
 
 export function parseTranscript(v: unknown): Transcript {
   const o = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
@@ -45,7 +51,7 @@ export function parseTranscript(v: unknown): Transcript {
   return {
     doc_id: str(o.doc_id),
     source: str(o.source),
-    recognizer: str(o.recognizer) as Recognizer, // Go's document.Recognizer
+    recognizer: recognizer(o.recognizer),
     advice: str(o.advice),
     media_kind: o.media_kind === 'video' ? 'video' : 'audio',
     // Only our own files route plays in place; anything else is a page on the web.
@@ -112,13 +118,12 @@ export function parseMediaSettings(v: unknown): MediaSettings {
   const o = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
   const t = (o.tools && typeof o.tools === 'object' ? o.tools : {}) as Record<string, unknown>;
   return {
-    // Go's document.Recognizer, as sent.
-    transcriber: str(o.transcriber) as Recognizer,
+    transcriber: recognizer(o.transcriber),
     whisper_model: str(o.whisper_model),
     whisper_program: str(o.whisper_program),
     speech_language: str(o.speech_language),
-    tools: { ffmpeg: str(t.ffmpeg), whisper: str(t.whisper), whisper_model: str(t.whisper_model), pocketsphinx: str(t.pocketsphinx), recognizer: str(t.recognizer) as Recognizer },
-    using: str(o.using) as Recognizer,
+    tools: { ffmpeg: str(t.ffmpeg), whisper: str(t.whisper), whisper_model: str(t.whisper_model), pocketsphinx: str(t.pocketsphinx), recognizer: recognizer(t.recognizer) },
+    using: recognizer(o.using),
     openai_on: o.openai_on === true,
     price_per_minute: num(o.price_per_minute),
   };

@@ -26,6 +26,8 @@ export type {
   LibraryFolder,
   MarkBy,
   MemoryKind,
+  /** The cost meter (Meter, `meter:changed`). */
+  Meter,
   ModelResult,
   OnlineSettings,
   Price,
@@ -44,8 +46,6 @@ export type {
   Queued as AddResult,
   /** A saved message's citation: a passage with its exact place (page_end, start, end, section). */
   Citation as SavedCitation,
-  /** `library:changed` carries a Document; a removed one has `status: "removed"`. */
-  Document as DocumentEvent,
   /** Settings → Online sources: a host contacted, how often, first and last time. */
   Host as OnlineHost,
   /** The text of a cited passage (citations[n-1]) supporting one answer sentence. */
@@ -79,7 +79,13 @@ export type Status = {
  */
 export type DocStatus = Exclude<gen.DocStatus, 'removed'>;
 
-export type Document = Omit<gen.Document, 'status'> & { status: DocStatus };
+/**
+ * `library:changed` carries a Document; a removed one has `status: "removed"`. Its kind is
+ * '' for a file of no kind Carrel reads (Go sends the file's extension then).
+ */
+export type DocumentEvent = Omit<gen.Document, 'kind'> & { kind: gen.DocumentKind | '' };
+
+export type Document = Omit<DocumentEvent, 'status'> & { status: DocStatus };
 
 export type Hit = {
   doc_id: string;
@@ -144,9 +150,9 @@ export type Message = {
   standalone: string;
   answer: string;
   status: gen.MessageStatus;
-  mode: string;
+  mode: AnswerMode | '';
   note: string;
-  provider: string;
+  provider: gen.ProviderName;
   model: string;
   prompt_tokens: number;
   completion_tokens: number;
@@ -160,9 +166,6 @@ export type Message = {
 };
 
 export type SessionDetail = Omit<gen.Session, 'messages'> & { messages: Message[]; scope: string[] };
-
-/** The cost meter (Meter, `meter:changed`); its provider passed through as sent. */
-export type Meter = Omit<gen.Meter, 'provider'> & { provider: string };
 
 /** `session:changed`: a session created, answered in or renamed, or `deleted`. */
 export type SessionEvent = gen.Session & { deleted: boolean };
@@ -187,7 +190,7 @@ export type WatchSynced = { dir: string; ingested: unknown[]; removed: string[];
 /** Every event the backend emits, by name. Mirrors the Go event name consts. */
 export type EventMap = {
   'watch:synced': WatchSynced;
-  'library:changed': gen.Document;
+  'library:changed': DocumentEvent;
   'answer:start': AnswerStart;
   'answer:token': gen.AnswerToken;
   'answer:done': AnswerDone;
@@ -195,7 +198,7 @@ export type EventMap = {
   'status:changed': Status;
   'model:pull': gen.PullEvent;
   'session:changed': SessionEvent;
-  'meter:changed': Meter;
+  'meter:changed': gen.Meter;
   'library:switched': gen.LibraryFolder;
   'memory:changed': MemorySettings;
   /** A document given to Carrel from outside (Open with, a second launch), to show. */

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { EventMap, EventName } from '../types';
+import type { EventMap, EventName, Message } from '../types';
 
 // The API is faked: tests push events and decide when Ask() resolves.
 const handlers = new Map<string, (d: unknown) => void>();
@@ -109,7 +109,7 @@ describe('ChatState sessions', () => {
 
   it('resumes a saved session as finished turns', () => {
     const chat = new ChatState();
-    const msg = (id: number, status: 'done' | 'stopped' | 'truncated' | 'failed') => ({
+    const msg = (id: number, status: 'done' | 'stopped' | 'truncated' | 'failed'): Message => ({
       id, session_id: 's', question: `q${id}`, standalone: '', answer: `a${id} [1]`, status, mode: 'passages', note: '', provider: 'ollama', model: 'm',
       prompt_tokens: 1, completion_tokens: 2, cost_usd: 0, created_at: '',
       citations: [{ n: 1, doc_id: 'd', doc_title: 'D', doc_path: '/d', page: 3, text: 'p', page_end: 3, start: 0, end: 1, section: '' }],
