@@ -3,6 +3,7 @@
 // Ollama reports each layer (a blob named by its digest) separately: the manifest first,
 // then one "pulling <digest>" stream per layer, then verifying, writing, success.
 
+import type { ModelRole } from './bridge.gen';
 import type { PullEvent } from './types';
 
 export type Layer = { digest: string; total: number; completed: number };
@@ -18,7 +19,7 @@ export type Pull = {
   layers: Layer[];
   error: string;
   /** Use the model for this role once it is downloaded. */
-  useAs: 'chat' | 'embed' | '';
+  useAs: ModelRole | '';
 };
 
 export function newPull(model: string, useAs: Pull['useAs'] = ''): Pull {

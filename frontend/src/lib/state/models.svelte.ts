@@ -3,6 +3,7 @@
 
 import * as api from '../api';
 import { applyPullEvent, isRunning, newPull, sameModel, type Pull } from '../pulls';
+import type { ModelRole } from '../bridge.gen';
 import type { Models, PullEvent } from '../types';
 import type { StatusState } from './status.svelte';
 import type { ToastState } from './toasts.svelte';
@@ -14,7 +15,7 @@ export class ModelsState {
   error = $state('');
   starting = $state(false);
   /** A SetModels call in flight, by role. */
-  switching = $state<'' | 'chat' | 'embed'>('');
+  switching = $state<'' | ModelRole>('');
   open = $state(false);
   pulls = $state<Pull[]>([]);
 
@@ -124,7 +125,7 @@ export class ModelsState {
     this.pulls = this.pulls.filter((x) => x !== p);
   };
 
-  use = async (role: 'chat' | 'embed', model: string): Promise<void> => {
+  use = async (role: ModelRole, model: string): Promise<void> => {
     this.switching = role;
     try {
       const st = await api.setModels(role === 'chat' ? model : '', role === 'embed' ? model : '');
