@@ -113,6 +113,7 @@ func generateBridgeTS(t *testing.T) string {
 	b.WriteString("export const BRIDGE_EVENTS = [\n" + strings.Join(evNames, "\n") + "\n] as const;\n\n")
 	fmt.Fprintf(&b, "/** The id prefix of a document event for a file that failed before it had an id. */\nexport const PATH_ID_PREFIX = %q;\n", pathIDPrefix)
 	fmt.Fprintf(&b, "\n/** The message of answer:error and summary:error when the user stopped the answer or summary. */\nexport const STOPPED_MESSAGE = %q;\n", stoppedMessage)
+	fmt.Fprintf(&b, "\n/** The status (and error) of the last model:pull event of a download the user cancelled. */\nexport const PULL_CANCELLED = %q;\n", pullCancelled)
 
 	// Types, in the order first used (each may name more).
 	for len(g.queue) > 0 {

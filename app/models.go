@@ -96,7 +96,7 @@ func (a *App) PullModel(name string, insecure bool) (string, error) {
 		if err != nil {
 			end.Status, end.Error = "failed", err.Error()
 			if errors.Is(err, context.Canceled) {
-				end.Status, end.Error = "cancelled", "cancelled"
+				end.Status, end.Error = pullCancelled, pullCancelled
 			}
 		}
 		a.eng().RefreshStatus()
@@ -112,7 +112,11 @@ func (a *App) PullModel(name string, insecure bool) (string, error) {
 	return id, nil
 }
 
-// CancelPull stops a running download; its last model:pull event says "cancelled".
+// pullCancelled is the status and error of the last model:pull event of a download the
+// user cancelled (CancelPull); the frontend tells a cancelled download from a failed one by it.
+const pullCancelled = "cancelled"
+
+// CancelPull stops a running download; its last model:pull event says pullCancelled.
 func (a *App) CancelPull(pullID string) error {
 	defer a.ws.Enter()()
 	a.pulls.mu.Lock()

@@ -341,7 +341,7 @@ func searchCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) 
 	fsg.SetOutput(env.Stderr)
 	asJSON := fsg.Bool("json", false, "print JSON")
 	k := fsg.Int("k", 10, "number of hits")
-	mode := fsg.String("mode", "hybrid", "hybrid, lexical or vector")
+	mode := fsg.String("mode", string(retrieve.Hybrid), "hybrid, lexical or vector")
 	docs := fsg.String("docs", "", "comma-separated document ids to search (default all)")
 	if err := fsg.Parse(args); err != nil {
 		return usageError{err}

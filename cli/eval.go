@@ -24,7 +24,7 @@ func evalCmd(ctx context.Context, eng *engine.Engine, args []string, env Env) er
 	fsg.SetOutput(env.Stderr)
 	asJSON := fsg.Bool("json", false, "print one JSON object")
 	k := fsg.Int("k", 10, "hits asked for per question (scoring looks at the first 10)")
-	mode := fsg.String("mode", "hybrid", "hybrid, lexical or vector")
+	mode := fsg.String("mode", string(retrieve.Hybrid), "hybrid, lexical or vector")
 	verbose := fsg.Bool("v", false, "print each question's outcome to stderr")
 	if err := fsg.Parse(reorderFlags(args)); err != nil {
 		return usageError{err}

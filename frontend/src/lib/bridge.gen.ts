@@ -199,6 +199,9 @@ export const PATH_ID_PREFIX = "path:";
 /** The message of answer:error and summary:error when the user stopped the answer or summary. */
 export const STOPPED_MESSAGE = "stopped";
 
+/** The status (and error) of the last model:pull event of a download the user cancelled. */
+export const PULL_CANCELLED = "cancelled";
+
 /** github.com/carrel-app/carrel/app.Queued */
 export type Queued = {
   queued: number;

@@ -3,7 +3,7 @@
 // Ollama reports each layer (a blob named by its digest) separately: the manifest first,
 // then one "pulling <digest>" stream per layer, then verifying, writing, success.
 
-import type { ModelRole } from './bridge.gen';
+import { PULL_CANCELLED, type ModelRole } from './bridge.gen';
 import type { PullEvent } from './types';
 
 export type Layer = { digest: string; total: number; completed: number };
@@ -32,8 +32,8 @@ export const isRunning = (p: Pull): boolean => p.state === 'starting' || p.state
 export function applyPullEvent(p: Pull, ev: PullEvent): void {
   if (!isRunning(p)) return; // nothing changes a finished pull
   if (ev.done) {
-    p.state = ev.error ? (ev.status === 'cancelled' ? 'cancelled' : 'failed') : 'done';
-    p.error = ev.status === 'cancelled' ? '' : ev.error;
+    p.state = ev.error ? (ev.status === PULL_CANCELLED ? 'cancelled' : 'failed') : 'done';
+    p.error = ev.status === PULL_CANCELLED ? '' : ev.error;
     p.status = ev.status;
     if (p.state === 'done') for (const l of p.layers) l.completed = l.total;
     return;
