@@ -10,13 +10,17 @@
 import * as parse from './normalize';
 import * as recall from './recall';
 import * as study from './study';
-import type { Deck, DeckStats, DocumentType, ExportFormat, MakeResult, Marking, MemoryKind, MemorySettings, Question, QuizScore, StudyCard, SummaryRequest } from './types';
+import type { Deck, DeckStats, DocumentType, ExportFormat, ProviderName, MakeResult, Marking, MemoryKind, MemorySettings, Question, QuizScore, StudyCard, SummaryRequest } from './types';
 import type { AddResult, ChunkSettings, OnlineSettings, LibraryFolder, Stats, CloudSettings, Document, EventMap, EventName, Hit, Meter, Models, Session, SessionDetail, Status, WatchedFolder, WatchSynced } from './types';
 import { EVENT_NAMES } from './types';
 import { parsePageWords, type PageWords } from './ocr-rects';
 import { parseMediaSettings, parseTranscript, type MediaSettings, type Transcript } from './transcript';
 
-/** The bound Go methods, typed by hand from docs/bridge.md (no generated wailsjs). */
+/**
+ * The bound Go methods, typed by hand from docs/bridge.md (no generated wailsjs). call()
+ * takes their arguments; bridge.test.ts checks the names and counts against Go's
+ * (bridge.gen.ts), bridge.test-d.ts that each argument is one Go's parameter takes.
+ */
 interface WailsApp {
   Status(): Promise<unknown>;
   ListDocuments(): Promise<unknown>;
@@ -54,13 +58,13 @@ interface WailsApp {
   ExportSession(sessionID: string): Promise<unknown>;
   Meter(): Promise<unknown>;
   CloudSettings(): Promise<unknown>;
-  SetCloudSettings(settings: unknown): Promise<unknown>;
-  SetAPIKey(provider: string, key: string): Promise<unknown>;
-  DeleteAPIKey(provider: string): Promise<unknown>;
+  SetCloudSettings(settings: CloudSettings): Promise<unknown>;
+  SetAPIKey(provider: ProviderName, key: string): Promise<unknown>;
+  DeleteAPIKey(provider: ProviderName): Promise<unknown>;
   PageWords(docID: string, page: number): Promise<unknown>;
   Transcript?(docID: string): Promise<unknown>;
   MediaSettings?(): Promise<unknown>;
-  SetMediaSettings?(s: unknown): Promise<unknown>;
+  SetMediaSettings?(s: MediaSettings): Promise<unknown>;
   Stats(): Promise<unknown>;
   ChunkSettings(): Promise<unknown>;
   SetChunkSettings(profiles: Partial<Record<DocumentType, Record<string, number>>>): Promise<unknown>;
@@ -87,7 +91,7 @@ interface WailsApp {
   RecordQuiz?(deckID: string, questions: number, correct: number): Promise<unknown>;
   QuizScores?(deckID: string): Promise<unknown>;
   StudyStats?(): Promise<unknown>;
-  StartSummary?(req: unknown): Promise<unknown>;
+  StartSummary?(req: SummaryRequest): Promise<unknown>;
   DocumentSections?(docID: string): Promise<unknown>;
   SaveDeck?(deckID: string, format: ExportFormat): Promise<unknown>;
 }
@@ -137,7 +141,7 @@ function messageOf(reason: unknown): string {
   return 'Unknown error';
 }
 
-async function call(method: Method, ...args: unknown[]): Promise<unknown> {
+async function call<M extends Method>(method: M, ...args: Parameters<NonNullable<WailsApp[M]>>): Promise<unknown> {
   const app = wailsApp();
   if (app) {
     try {
@@ -342,10 +346,10 @@ export const setCloudSettings = async (s: CloudSettings): Promise<CloudSettings>
   parse.cloudSettings(await call('SetCloudSettings', s));
 
 /** Stores a key in the OS keyring (never in files or logs). */
-export const setAPIKey = async (provider: string, key: string): Promise<CloudSettings> =>
+export const setAPIKey = async (provider: ProviderName, key: string): Promise<CloudSettings> =>
   parse.cloudSettings(await call('SetAPIKey', provider, key));
 
-export const deleteAPIKey = async (provider: string): Promise<CloudSettings> => parse.cloudSettings(await call('DeleteAPIKey', provider));
+export const deleteAPIKey = async (provider: ProviderName): Promise<CloudSettings> => parse.cloudSettings(await call('DeleteAPIKey', provider));
 
 /** Every answer's metrics, in total and per day (newest first), for the stats view. */
 export const getStats = async (): Promise<Stats> => parse.stats(await call('Stats'));

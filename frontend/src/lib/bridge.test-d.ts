@@ -9,6 +9,7 @@ import { expectTypeOf, test } from 'vitest';
 import type * as gen from './bridge.gen';
 import type * as media from './transcript';
 import type * as hand from './types';
+import './api'; // declares window.go.app.App: api.ts's hand-typed methods
 
 /**
  * The fields of H that drift from Go's G: fields G does not send, and shared fields
@@ -72,6 +73,24 @@ test('types.ts declares only fields the Go types send, with types their values f
   // transcript.ts narrows media_kind to the recordings' kinds (audio, video).
   none<Drift<gen.Transcript, media.Transcript, 'media_kind'>>();
   none<Drift<gen.MediaSettings, media.MediaSettings>>();
+});
+
+/** A Go parameter's type as JSON may carry it: a slice also as null (nil in Go). */
+type Sent<T> = T extends readonly unknown[] ? T | null : T;
+type SentParams<P extends unknown[]> = { [I in keyof P]: Sent<P[I]> };
+/** api.ts's methods (call() takes their arguments). */
+type Wails = NonNullable<NonNullable<NonNullable<Window['go']>['app']>['App']>;
+/** The methods whose arguments, as api.ts types them, a Go method's parameters do not all take. */
+type ArgDrift = {
+  [M in keyof gen.Bridge]-?: M extends keyof Wails
+    ? [Parameters<NonNullable<Wails[M]>>] extends [SentParams<Parameters<gen.Bridge[M]>>]
+      ? never
+      : M
+    : M;
+}[keyof gen.Bridge];
+
+test("api.ts passes each Go method only arguments its parameters take", () => {
+  none<ArgDrift>();
 });
 
 test('types.ts has the Go enumerated values', () => {
