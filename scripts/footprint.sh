@@ -26,11 +26,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for _ in $(seq 50); do n=$((90 + RANDOM % 400)); [ -e /tmp/.X$n-lock ] || [ -e /tmp/.X11-unix/X$n ] || break; done
-export DISPLAY=:$n
-Xvfb "$DISPLAY" -screen 0 1280x820x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
-xvfb_pid=$!
-for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
+# Xvfb on a display it picks, ready before anything is launched (scripts/xvfb.sh; before,
+# a 5 s poll ran out at load and the app met no display: "failed to init GTK").
+# shellcheck source=scripts/xvfb.sh
+source "$(dirname "${BASH_SOURCE[0]}")/xvfb.sh"
+start_xvfb 1280x820x24 "$work"
 cache=${CACHE:-warm}
 warm_cache=${CARREL_CACHE_DIR:-$HOME/.cache/carrel-footprint}
 export OLLAMA_HOST=127.0.0.1:9 GTK_THEME=Adwaita
