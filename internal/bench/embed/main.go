@@ -80,13 +80,20 @@ func run(doc string, runs int) error {
 			return err
 		}
 		eng.Status(ctx) // the status check is not part of ingesting
+		loadBefore := loadAvg()
 		began := time.Now()
 		// Vectors are searchable as their batch lands (the index is searched whatever
-		// the document's state): first is when the first batch of the run landed.
-		var first atomic.Int64
+		// the document's state): first is when the first batch of the run landed, asked
+		// when embedding began (the children stored) and last when the last one landed.
+		var first, asked, last atomic.Int64
 		progress := func(d library.Document) {
-			if d.Status == library.StatusEmbedding && d.Done > 0 {
-				first.CompareAndSwap(0, int64(time.Since(began)))
+			if d.Status == library.StatusEmbedding {
+				now := int64(time.Since(began))
+				asked.CompareAndSwap(0, now)
+				if d.Done > 0 {
+					first.CompareAndSwap(0, now)
+					last.Store(now)
+				}
 			}
 		}
 		res, err := eng.Intake().IngestFiles(ctx, paths, 0, progress, nil)
@@ -110,8 +117,9 @@ func run(doc string, runs int) error {
 			return err
 		}
 		direct = append(direct, d)
-		fmt.Fprintf(os.Stderr, "bench embed: run %d: %d children, carrel %.1f/s (first vectors %.1f s, ready %.1f s), direct %.1f/s\n",
-			i+1, len(texts), carrel[i], time.Duration(first.Load()).Seconds(), took, d)
+		sec := func(n *atomic.Int64) float64 { return time.Duration(n.Load()).Seconds() }
+		fmt.Fprintf(os.Stderr, "bench embed: run %d: %d children, carrel %.1f/s (embedding from %.1f s, first vectors %.1f s, last %.1f s, ready %.1f s), direct %.1f/s, load %s -> %s\n",
+			i+1, len(texts), carrel[i], sec(&asked), sec(&first), sec(&last), took, d, loadBefore, loadAvg())
 	}
 	a, b, t := median(carrel), median(direct), median(ready)
 	if runs > 1 {
@@ -178,6 +186,16 @@ func corpus(doc string) ([]string, error) {
 		return err
 	})
 	return paths, err
+}
+
+// loadAvg is the machine's load average over 1, 5 and 15 minutes, or "?" where there is
+// no /proc/loadavg.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "?"
 }
 
 func median(xs []float64) float64 {
