@@ -25,3 +25,26 @@ func TestNavigationFactor(t *testing.T) {
 		}
 	}
 }
+
+// verifies that the cached navigation factor is the passage's own: the same as measured,
+// for a passage seen again, for an ID given another text, for a passage with no ID, and
+// that the cache keeps to its cap.
+func TestNavigationFactorCache(t *testing.T) {
+	contents := "CONTENTS\nEconomy\nWhere I Lived, And What I Lived For\nReading\nSounds\nSolitude\nVisitors"
+	prose := "I went to the woods because I wished to live deliberately, to front only the essential facts of life."
+	c := factorCache{max: 2}
+	for round := range 2 {
+		for _, p := range []struct{ id, text string }{{"a", contents}, {"b", prose}, {"", contents}} {
+			if got, want := c.get(p.id, p.text), navigationFactor(p.text); got != want {
+				t.Errorf("round %d, id %q: cached factor %.3f, measured %.3f", round, p.id, got, want)
+			}
+		}
+	}
+	if c.get("a", prose) != 1 || c.get("a", contents) >= 1 {
+		t.Error("an ID given another text kept the factor of the first")
+	}
+	c.get("c", contents)
+	if len(c.m) > 2 {
+		t.Errorf("cache holds %d entries, cap 2", len(c.m))
+	}
+}

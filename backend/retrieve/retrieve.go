@@ -254,7 +254,7 @@ func (r *Retriever) best(ctx context.Context, hits []Hit, children map[int64]int
 				return nil, err
 			}
 			for _, h := range loaded {
-				h.Score *= navigationFactor(h.Chunk.Text)
+				h.Score *= navFactors.get(h.Chunk.ID, h.Chunk.Text)
 				pending = append(pending, h)
 			}
 			sort.SliceStable(pending, func(i, j int) bool { return pending[i].Score > pending[j].Score })
