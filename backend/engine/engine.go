@@ -8,9 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -276,9 +278,13 @@ func (e *Engine) retriever(ctx context.Context, st Status) *retrieve.Retriever {
 type lexicalAdapter struct{ e *Engine }
 
 func (a lexicalAdapter) SearchLexical(ctx context.Context, q string, k int, docIDs []string) ([]retrieve.Ranked, error) {
+	past := index.PastForms(q)
 	q, err := a.e.withoutSharedNames(ctx, q, docIDs)
 	if err != nil {
 		return nil, err
+	}
+	for _, p := range slices.Sorted(maps.Keys(past)) {
+		q += " " + p
 	}
 	hits, err := a.e.lex.Search(q, k, docIDs)
 	if err != nil {

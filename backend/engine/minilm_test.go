@@ -110,11 +110,12 @@ func bestCosine(hits []Hit) float64 {
 
 // verifies a question in plain words, asked of one book whose every passage shares its
 // words, is answered by meaning (issue 16): "Why did Thoreau go to the woods?" scoped to
-// Walden matches only "go" and "woods", which hundreds of its passages hold, so the word
-// list is flat (retrieve.FlatRatio) and the passage that answers, "I went to the woods
-// because I wished to live deliberately", comes by its meaning: 6th with MiniLM, against
-// 28th when the flat words kept half the weight. The test asks for 10, so that a CPU whose
-// floating point orders near-equal cosines differently does not fail it.
+// Walden matches only "go", "went" (index.PastForms) and "woods", which hundreds of its
+// passages hold, and words alone put "I went to the woods because I wished to live
+// deliberately" 10th, outside the answer's six. With MiniLM it is 1st (6th before "went"
+// was searched, 28th before a flat word list leaned on meaning). The test asks for it in
+// the six, so that a CPU whose floating point orders near-equal cosines differently does
+// not fail it.
 func TestWaldenWoodsByMeaning(t *testing.T) {
 	if testing.Short() {
 		t.Skip("embeds a 249-page book with a real model")
@@ -146,11 +147,11 @@ func TestWaldenWoodsByMeaning(t *testing.T) {
 		}
 		return 0
 	}
-	if r := rank(retrieve.Lexical); r != 0 {
+	if r := rank(retrieve.Lexical); r != 0 && r <= 6 {
 		t.Fatalf("words alone found the passage (rank %d): the test would prove nothing", r)
 	}
-	if r := rank(retrieve.Hybrid); r == 0 {
-		t.Errorf("hybrid search of Walden for %q: %q not in the 10", q, answer)
+	if r := rank(retrieve.Hybrid); r == 0 || r > 6 {
+		t.Errorf("hybrid search of Walden for %q: %q at rank %d, not in the answer's six", q, answer, r)
 	} else {
 		t.Logf("hybrid rank %d", r)
 	}

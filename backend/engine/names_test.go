@@ -103,3 +103,26 @@ func TestSharedNamesSelectNoPassage(t *testing.T) {
 		t.Errorf("a question of the name alone: %q, %v", got, err)
 	}
 }
+
+// TestDidQuestionFindsThePast: "Why did Thoreau go to the woods?" is answered by "I went to
+// the woods because I wished to live deliberately", which stemming never meets with "go";
+// with no model it was beyond the 60th passage of Walden, and searching "went" too
+// (index.PastForms) brings it into the ten.
+func TestDidQuestionFindsThePast(t *testing.T) {
+	ctx := context.Background()
+	eng := openEngine(t, Config{OllamaHost: "http://127.0.0.1:9"})
+	walden, err := eng.Intake().IngestFile(ctx, testcorpus.File(t, "WaldenFull.pdf"), nil)
+	if err != nil || walden.Status != Inserted {
+		t.Fatalf("ingest: %+v %v", walden, err)
+	}
+	hits, err := eng.Search(ctx, "Why did Thoreau go to the woods?", SearchOptions{K: 10, Mode: retrieve.Lexical, DocIDs: []string{walden.DocID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if strings.Contains(h.Text, "I went to the woods because I wished to live deliberately") {
+			return
+		}
+	}
+	t.Errorf("'I went to the woods because…' is not among the %d passages", len(hits))
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/carrel-app/carrel/backend/envconfig"
+	"github.com/carrel-app/carrel/backend/index"
 	"github.com/carrel-app/carrel/backend/rerank"
 	"github.com/carrel-app/carrel/backend/retrieve"
 )
@@ -23,6 +24,19 @@ func (e *Engine) rerank(query string, mode retrieve.Mode, hits []retrieve.Hit) [
 		idf[t.Term] = t.IDF
 	}
 	rd := rerank.Reader{Analyze: e.lex.Terms, Weight: func(t string) float64 { return idf[t] }}
+	if past := e.pastTerms(query); len(past) > 0 {
+		// A past form the word query searched for reads as the question's own verb, so
+		// "went to the woods" holds the question's pair go→woods.
+		rd.Analyze = func(text string) []string {
+			ts := e.lex.Terms(text)
+			for i, t := range ts {
+				if b, ok := past[t]; ok {
+					ts[i] = b
+				}
+			}
+			return ts
+		}
+	}
 	ps := make([]rerank.Passage, len(hits))
 	for i, h := range hits {
 		ps[i] = rerank.Passage{Text: h.Chunk.Text, Section: h.Chunk.Section}
@@ -49,4 +63,20 @@ func (e *Engine) rerankPool(mode retrieve.Mode) int {
 		return 0
 	}
 	return RerankPool
+}
+
+// pastTerms maps the analysed irregular past forms a question's word query searches for
+// (index.PastForms) to the analysed base verb the question asked.
+func (e *Engine) pastTerms(question string) map[string]string {
+	var out map[string]string
+	for p, base := range index.PastForms(question) {
+		pt, bt := e.lex.Terms(p), e.lex.Terms(base)
+		if len(pt) == 1 && len(bt) == 1 {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[pt[0]] = bt[0]
+		}
+	}
+	return out
 }
